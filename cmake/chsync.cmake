@@ -1,0 +1,36 @@
+# Shared helpers for the module CMakeLists files.
+
+set(CHSYNC_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wno-missing-field-initializers)
+
+if(CHSYNC_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# chsync_library(NAME SOURCES... DEPS ...): one static library per module, named chsync_NAME.
+function(chsync_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(chsync_${name} STATIC ${ARG_SOURCES})
+  target_include_directories(chsync_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  target_compile_options(chsync_${name} PRIVATE ${CHSYNC_WARNINGS})
+  target_link_libraries(chsync_${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# chsync_test(NAME SOURCES... DEPS ...): a GoogleTest binary registered with ctest.
+# Unit tests are labelled "unit"; pass LABELS integration for tests that need servers.
+function(chsync_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  if(NOT CHSYNC_BUILD_TESTS)
+    return()
+  endif()
+  if(NOT ARG_LABELS)
+    set(ARG_LABELS unit)
+  endif()
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${CHSYNC_WARNINGS})
+  target_compile_definitions(${name} PRIVATE
+    CHSYNC_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    CHSYNC_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+endfunction()
