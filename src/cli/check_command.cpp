@@ -1,0 +1,288 @@
+// `chsync check`: the preflight a user runs before creating a pipe. Connects to both ends and
+// prints what chsync will rely on, then a verdict: exit 0 when a pipe can run, 1 with each
+// blocking problem and what to change, 2 on bad usage.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clickhouse/capabilities.h"
+#include "clickhouse/connection.h"
+#include "cli/command.h"
+#include "common/url.h"
+#include "mysql/connection.h"
+#include "mysql/server_probe.h"
+#include "mysql/table_filter.h"
+#include "mysql/table_inventory.h"
+
+namespace chsync::cli {
+namespace {
+
+struct CheckOptions {
+  std::string source;
+  std::string dest;
+  std::string tables;
+};
+
+/// A finding of the preflight: blocking ones make the verdict fail.
+struct Finding {
+  bool blocking;
+  std::string text;
+};
+
+class Report {
+ public:
+  void Section(std::string_view title) { fmt::print("\n{}\n", title); }
+  void Line(std::string_view key, std::string_view value) { fmt::print("  {:<26} {}\n", key, value); }
+  void Text(std::string_view text) { fmt::print("  {}\n", text); }
+  void Block(std::string text) { findings_.push_back({true, std::move(text)}); }
+  void Warn(std::string text) { findings_.push_back({false, std::move(text)}); }
+
+  /// Prints the verdict and returns the exit code.
+  int Verdict() {
+    fmt::print("\nVerdict\n");
+    int blocking = 0;
+    for (const Finding& f : findings_) {
+      if (f.blocking) {
+        ++blocking;
+        fmt::print("  BLOCKING  {}\n", f.text);
+      }
+    }
+    for (const Finding& f : findings_) {
+      if (!f.blocking) fmt::print("  warning   {}\n", f.text);
+    }
+    if (blocking == 0) {
+      fmt::print("  OK: a pipe can run with this source and destination.\n");
+      return kExitOk;
+    }
+    fmt::print("  {} blocking problem{}: fix {} and run chsync check again.\n", blocking, blocking == 1 ? "" : "s",
+               blocking == 1 ? "it" : "them");
+    return kExitFailure;
+  }
+
+ private:
+  std::vector<Finding> findings_;
+};
+
+std::string Duration(uint64_t seconds) {
+  if (seconds % 86400 == 0) return fmt::format("{} day{}", seconds / 86400, seconds == 86400 ? "" : "s");
+  if (seconds % 3600 == 0) return fmt::format("{} hours", seconds / 3600);
+  return fmt::format("{} seconds", seconds);
+}
+
+void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql::TableFilter>& filter,
+                 Report& report) {
+  report.Section(fmt::format("Source  mysql://{}:***@{}", options.user, options.Address()));
+  auto conn = mysql::Connection::Open(options);
+  if (!conn.ok()) {
+    report.Text("cannot connect: " + conn.error().message());
+    std::string what = conn.error().kind() == ErrorKind::kAuth
+                           ? "check the user name and password of --source"
+                           : "check that the server runs and that host and port of --source are right";
+    report.Block("source " + options.Address() + " unreachable: " + conn.error().message() + "; " + what);
+    return;
+  }
+  auto probe = mysql::Probe(**conn);
+  if (!probe.ok()) {
+    report.Block("source " + options.Address() + ": " + probe.error().message());
+    return;
+  }
+  const mysql::ServerInfo& info = *probe;
+  report.Line("flavor", mysql::FlavorName(info.flavor));
+  report.Line("version", info.version_string + (info.version_comment.empty() ? "" : " (" + info.version_comment + ")"));
+  report.Line("server_id", std::to_string(info.server_id));
+  if (info.server_id == 0 && !info.is_mariadb()) {
+    report.Block("server_id is 0: MySQL refuses replicas then; set server_id to a unique non-zero value");
+  }
+  report.Line("binlog", info.log_bin ? "ON" : "OFF");
+  if (!info.log_bin) {
+    report.Block(info.is_mariadb() ? "binary log is off: start the server with log_bin (e.g. log_bin=mariadb-bin in my.cnf)"
+                                   : "binary log is off: start the server with log_bin (MySQL 8 enables it by default; remove skip-log-bin / disable_log_bin)");
+  }
+  report.Line("binlog_format", info.binlog_format);
+  if (info.log_bin && info.binlog_format != "ROW") {
+    report.Block(fmt::format("binlog_format is {}: set binlog_format=ROW (SET GLOBAL binlog_format=ROW, and in my.cnf "
+                             "so that it survives a restart)",
+                             info.binlog_format.empty() ? "unknown" : info.binlog_format));
+  }
+  report.Line("binlog_row_image", info.binlog_row_image);
+  if (info.log_bin && info.binlog_format == "ROW" && info.binlog_row_image != "FULL") {
+    report.Block(fmt::format("binlog_row_image is {}: set binlog_row_image=FULL so that every change carries whole "
+                             "rows (SET GLOBAL binlog_row_image=FULL, and in my.cnf)",
+                             info.binlog_row_image));
+  }
+  std::string metadata;
+  if (!info.row_metadata_supported) {
+    metadata = fmt::format("not available on {} {} (needs {}): ordinal mode, columns matched by position",
+                           mysql::FlavorName(info.flavor), info.version.ToString(),
+                           info.is_mariadb() ? "MariaDB 10.5" : "MySQL 8.0.1");
+  } else if (info.binlog_row_metadata.value_or("MINIMAL") == "FULL") {
+    metadata = "FULL: columns matched by name, every row checked against the tracked schema";
+  } else {
+    metadata = "MINIMAL: ordinal mode, columns matched by position";
+    report.Warn("binlog_row_metadata is MINIMAL: columns are matched by position, and DDL that moves columns "
+                "(DROP COLUMN, ADD … FIRST/AFTER) needs a resync; set binlog_row_metadata=FULL to avoid it");
+  }
+  report.Line("binlog_row_metadata", metadata);
+  if (info.binlog_row_value_options.has_value()) {
+    std::string v = info.binlog_row_value_options->empty() ? "(empty)" : *info.binlog_row_value_options;
+    report.Line("binlog_row_value_options", v + (info.binlog_row_value_options->empty() ? "" : ": partial JSON updates are decoded"));
+  } else {
+    report.Line("binlog_row_value_options", fmt::format("not on {}", mysql::FlavorName(info.flavor)));
+  }
+  report.Line("binlog_checksum", info.binlog_checksum.empty() ? "unknown" : info.binlog_checksum);
+  if (info.is_mariadb()) {
+    report.Line("GTID", "MariaDB GTID, gtid_binlog_pos=" + (info.gtid_position.empty() ? "(empty)" : info.gtid_position));
+  } else {
+    report.Line("GTID", "gtid_mode=" + info.gtid_mode + (info.gtid_position.empty() ? "" : ", gtid_executed=" + info.gtid_position));
+  }
+  if (info.binlog_retention_seconds == 0) {
+    report.Line("binlog retention", "binlogs are not purged automatically (" + info.binlog_retention_source + "=0)");
+  } else {
+    report.Line("binlog retention", Duration(info.binlog_retention_seconds) + " (" + info.binlog_retention_source + ")");
+    if (info.binlog_retention_seconds < 86400) {
+      report.Warn("binlogs are purged after " + Duration(info.binlog_retention_seconds) +
+                  ": a pipe stopped longer than that must resync; keep at least a day (binlog_expire_logs_seconds=86400)");
+    }
+  }
+  if (info.binlog_status_error) {
+    report.Line("binlog position", info.binlog_status_statement + " failed: " + info.binlog_status_error->message());
+  } else if (info.binlog_file.empty()) {
+    report.Line("binlog position", info.binlog_status_statement + " returned no row");
+  } else {
+    report.Line("binlog position", fmt::format("{}:{} ({})", info.binlog_file, info.binlog_position, info.binlog_status_statement));
+  }
+  std::vector<std::string> missing = info.MissingReplicationPrivileges();
+  report.Line("privileges", missing.empty() ? "REPLICATION SLAVE, REPLICATION CLIENT: granted"
+                                            : "missing " + fmt::format("{}", fmt::join(missing, ", ")));
+  for (const std::string& p : missing) {
+    std::string name = p;
+    if (info.is_mariadb() && p == "REPLICATION CLIENT" && info.version.AtLeast(10, 5, 2)) name = "BINLOG MONITOR";
+    report.Block(fmt::format("user '{}' lacks {}: GRANT {} ON *.* TO '{}'@'…'", options.user, name, name, options.user));
+  }
+
+  mysql::TableFilter selected = filter ? *filter : mysql::TableFilter::All();
+  auto tables = mysql::InspectTables(**conn, selected);
+  if (!tables.ok()) {
+    report.Block("listing the source tables failed: " + tables.error().message());
+    return;
+  }
+  report.Section(fmt::format("Tables  {} selected by '{}'", tables->size(), selected.spec()));
+  if (tables->empty() && filter) {
+    report.Block(fmt::format("no table matches --tables '{}': check the pattern (DB.TABLE, DB.*, wildcards * and ?) "
+                             "and that user '{}' can see the tables", selected.spec(), options.user));
+  } else if (tables->empty()) {
+    report.Block(fmt::format("user '{}' sees no table outside the system schemas: create the tables to replicate, "
+                             "or GRANT SELECT on them", options.user));
+  }
+  int without_key = 0;
+  for (const mysql::TableInfo& t : *tables) {
+    std::string key = t.primary_key.empty() ? "NO PRIMARY KEY" : "primary key (" + fmt::format("{}", fmt::join(t.primary_key, ", ")) + ")";
+    fmt::print("  {}.{}  {}, ~{} rows{}\n", t.database, t.name, key, t.row_estimate,
+               t.engine.empty() ? "" : ", " + t.engine);
+    if (t.primary_key.empty()) ++without_key;
+    for (const mysql::ColumnNote& n : t.notes) {
+      if (n.column.empty()) {
+        fmt::print("      note: {}\n", n.note);
+      } else {
+        fmt::print("      column {} {}: {}\n", n.column, n.column_type, n.note);
+      }
+    }
+    if (!t.select_ok) {
+      report.Block(fmt::format("user '{}' cannot read {}.{}: GRANT SELECT ON `{}`.* TO '{}'@'…' ({})", options.user,
+                               t.database, t.name, t.database, options.user, t.select_error));
+    }
+  }
+  if (without_key > 0) {
+    report.Warn(fmt::format("{} table{} without a primary key: rows are keyed by all their columns, so an update "
+                            "becomes a delete plus an insert; add a primary key where you can",
+                            without_key, without_key == 1 ? "" : "s"));
+  }
+}
+
+void CheckDestination(const Url& url, Report& report) {
+  report.Section("Destination  " + url.Redacted());
+  auto conn = clickhouse::Connect(url);
+  if (!conn.ok()) {
+    report.Text("cannot open: " + conn.error().message());
+    report.Block("destination: " + conn.error().message());
+    return;
+  }
+  auto version = (*conn)->Version();
+  if (!version.ok()) {
+    report.Text("cannot query: " + version.error().message());
+    std::string what = version.error().kind() == ErrorKind::kAuth ? "check the user name and password of --dest"
+                       : version.error().kind() == ErrorKind::kNetwork
+                           ? "check that ClickHouse runs and that host and port of --dest are right (HTTP port, 8123 by default)"
+                           : "see the server's message";
+    report.Block("destination " + (*conn)->Describe() + ": " + version.error().message() + "; " + what);
+    return;
+  }
+  report.Line("engine", (*conn)->embedded() ? "embedded ClickHouse (chDB)" : "ClickHouse server over HTTP");
+  report.Line("version", version->ToString());
+  clickhouse::Capabilities caps = clickhouse::FromVersion(*version);
+  for (const auto& [name, available] : clickhouse::ListCapabilities(caps)) {
+    report.Line(name, available ? "yes" : "no");
+  }
+}
+
+int RunCheck(const CheckOptions& o) {
+  auto source_url = ParseUrl(o.source);
+  if (!source_url.ok()) {
+    fmt::print(stderr, "chsync check: --source: {}\n", source_url.error().message());
+    return kExitUsage;
+  }
+  auto source = mysql::OptionsFromUrl(*source_url);
+  if (!source.ok()) {
+    fmt::print(stderr, "chsync check: --source: {}\n", source.error().message());
+    return kExitUsage;
+  }
+  auto dest_url = ParseUrl(o.dest);
+  if (!dest_url.ok()) {
+    fmt::print(stderr, "chsync check: --dest: {}\n", dest_url.error().message());
+    return kExitUsage;
+  }
+  if (dest_url->scheme != "http" && dest_url->scheme != "https" && dest_url->scheme != "file") {
+    fmt::print(stderr, "chsync check: --dest must be http(s)://USER:PASSWORD@HOST:PORT or file:PATH (got {})\n",
+               dest_url->Redacted());
+    return kExitUsage;
+  }
+  std::optional<mysql::TableFilter> filter;
+  if (!o.tables.empty()) {
+    auto f = mysql::TableFilter::Parse(o.tables);
+    if (!f.ok()) {
+      fmt::print(stderr, "chsync check: {}\n", f.error().message());
+      return kExitUsage;
+    }
+    filter = std::move(*f);
+  }
+  Report report;
+  fmt::print("chsync check\n");
+  CheckSource(*source, filter, report);
+  CheckDestination(*dest_url, report);
+  int code = report.Verdict();
+  std::fflush(stdout);
+  return code;
+}
+
+void AddCheckCommand(CLI::App& app, RunFunction& run) {
+  auto options = std::make_shared<CheckOptions>();
+  CLI::App* sub = app.add_subcommand("check", "Preflight: check that a source and a destination can run a pipe");
+  sub->add_option("--source", options->source, "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD)")
+      ->required();
+  sub->add_option("--dest", options->dest,
+                  "http(s)://USER:PASSWORD@HOST:PORT for a ClickHouse server, file:PATH for an embedded store "
+                  "(password also from CHSYNC_DEST_PASSWORD)")
+      ->required();
+  sub->add_option("--tables", options->tables, "tables to replicate: 'db.*,db2.t,!db.tmp_*' (default: all)");
+  sub->callback([options, &run] { run = [options] { return RunCheck(*options); }; });
+}
+
+const CommandRegistration kRegistration{10, &AddCheckCommand};
+
+}  // namespace
+}  // namespace chsync::cli

@@ -1,0 +1,218 @@
+#include "mysql/connection.h"
+
+#include <mariadb/errmsg.h>
+#include <mariadb/mysql.h>
+#include <mariadb/mysqld_error.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <string>
+
+namespace chsync::mysql {
+namespace {
+
+bool IsNetworkErrno(unsigned code) {
+  return code == CR_CONNECTION_ERROR || code == CR_CONN_HOST_ERROR || code == CR_SERVER_GONE_ERROR ||
+         code == CR_SERVER_LOST || code == CR_UNKNOWN_HOST || code == CR_IPSOCK_ERROR ||
+         code == CR_SERVER_LOST_EXTENDED;
+}
+
+bool IsAuthErrno(unsigned code) {
+  return code == ER_ACCESS_DENIED_ERROR || code == ER_DBACCESS_DENIED_ERROR ||
+         code == ER_ACCESS_DENIED_NO_PASSWORD_ERROR || code == CR_AUTH_PLUGIN_CANNOT_LOAD;
+}
+
+/// Splits "a=1&b=2" and calls fn(key, value) for each pair.
+template <typename Fn>
+Status ForEachQueryParam(std::string_view query, Fn fn) {
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    size_t eq = pair.find('=');
+    CHSYNC_ASSIGN_OR_RETURN(std::string key, PercentDecode(pair.substr(0, eq)));
+    std::string value;
+    if (eq != std::string_view::npos) {
+      CHSYNC_ASSIGN_OR_RETURN(value, PercentDecode(pair.substr(eq + 1)));
+    }
+    CHSYNC_RETURN_IF_ERROR(fn(key, value));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string ConnectOptions::Address() const {
+  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return h + ":" + std::to_string(port);
+}
+
+Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env) {
+  if (url.scheme != "mysql" && url.scheme != "mariadb") {
+    return Error(ErrorKind::kUsage, "source URL must start with mysql:// (got " + url.Redacted() + ")");
+  }
+  ConnectOptions o;
+  o.host = url.host;
+  o.port = url.port != 0 ? url.port : 3306;
+  o.user = url.user;
+  if (o.user.empty()) return Error(ErrorKind::kUsage, "source URL names no user: " + url.Redacted());
+  if (url.has_password) {
+    o.password = url.password;
+  } else if (password_env != nullptr) {
+    if (const char* env = std::getenv(password_env)) o.password = env;
+  }
+  if (url.path.size() > 1) o.database = url.path.substr(1);
+  CHSYNC_RETURN_IF_ERROR(ForEachQueryParam(url.query, [&](const std::string& key, const std::string& value) -> Status {
+    if (key == "ssl" || key == "ssl-mode" || key == "sslmode") {
+      o.tls_required = value == "1" || value == "true" || value == "required" || value == "REQUIRED" ||
+                       value == "verify_ca" || value == "VERIFY_CA" || value == "verify_identity";
+    } else if (key == "ssl-ca" || key == "sslca") {
+      o.tls_ca = value;
+      o.tls_required = true;
+    } else if (key == "connect-timeout") {
+      o.connect_timeout_s = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
+    } else {
+      return Error(ErrorKind::kUsage, "unknown source URL parameter '" + key +
+                                          "' (known: ssl, ssl-ca, connect-timeout)");
+    }
+    return Status::Ok();
+  }));
+  return o;
+}
+
+int QueryResult::ColumnIndex(std::string_view name) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const std::string& c = columns[i];
+    if (c.size() != name.size()) continue;
+    bool same = true;
+    for (size_t j = 0; j < c.size() && same; ++j) {
+      same = std::tolower(static_cast<unsigned char>(c[j])) == std::tolower(static_cast<unsigned char>(name[j]));
+    }
+    if (same) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Connection::Connection(MYSQL* mysql, ConnectOptions options) : mysql_(mysql), options_(std::move(options)) {}
+
+Connection::~Connection() { mysql_close(mysql_); }
+
+Error Connection::LastError(std::string_view what) const {
+  unsigned code = mysql_errno(mysql_);
+  ErrorKind kind = IsNetworkErrno(code) ? ErrorKind::kNetwork
+                   : IsAuthErrno(code)  ? ErrorKind::kAuth
+                                        : ErrorKind::kServer;
+  std::string message = std::string(what) + " on MySQL server " + options_.Address() + ": " +
+                        mysql_error(mysql_) + " (error " + std::to_string(code) + ")";
+  return Error(kind, std::move(message), static_cast<int>(code));
+}
+
+Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& options) {
+  MYSQL* mysql = mysql_init(nullptr);
+  if (mysql == nullptr) return Error(ErrorKind::kInternal, "mysql_init failed: out of memory");
+  unsigned ct = options.connect_timeout_s, rt = options.read_timeout_s, wt = options.write_timeout_s;
+  mysql_optionsv(mysql, MYSQL_OPT_CONNECT_TIMEOUT, &ct);
+  mysql_optionsv(mysql, MYSQL_OPT_READ_TIMEOUT, &rt);
+  mysql_optionsv(mysql, MYSQL_OPT_WRITE_TIMEOUT, &wt);
+  mysql_optionsv(mysql, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+  unsigned protocol = MYSQL_PROTOCOL_TCP;
+  mysql_optionsv(mysql, MYSQL_OPT_PROTOCOL, &protocol);
+  if (options.tls_required) {
+    my_bool enforce = 1;
+    mysql_optionsv(mysql, MYSQL_OPT_SSL_ENFORCE, &enforce);
+    if (!options.tls_ca.empty()) {
+      mysql_optionsv(mysql, MYSQL_OPT_SSL_CA, options.tls_ca.c_str());
+      my_bool verify = 1;
+      mysql_optionsv(mysql, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
+    }
+  }
+  std::unique_ptr<Connection> conn(new Connection(mysql, options));
+  if (mysql_real_connect(mysql, options.host.c_str(), options.user.c_str(), options.password.c_str(),
+                         options.database.empty() ? nullptr : options.database.c_str(), options.port,
+                         nullptr, CLIENT_MULTI_RESULTS) == nullptr) {
+    Error e = conn->LastError("cannot connect as user '" + options.user + "'");
+    if (e.kind() == ErrorKind::kServer && mysql_errno(mysql) >= 2000) e = Error(ErrorKind::kNetwork, e.message(), e.server_code());
+    return e;
+  }
+  const char* version = mysql_get_server_info(mysql);
+  conn->server_version_ = version != nullptr ? version : "";
+  return conn;
+}
+
+Status Connection::Execute(std::string_view sql) {
+  if (mysql_real_query(mysql_, sql.data(), sql.size()) != 0) return LastError("query failed");
+  // Drain every result set so the connection stays usable.
+  do {
+    MYSQL_RES* res = mysql_store_result(mysql_);
+    if (res != nullptr) mysql_free_result(res);
+  } while (mysql_next_result(mysql_) == 0);
+  if (mysql_errno(mysql_) != 0) return LastError("query failed");
+  return Status::Ok();
+}
+
+Result<QueryResult> Connection::Query(std::string_view sql) {
+  if (mysql_real_query(mysql_, sql.data(), sql.size()) != 0) return LastError("query failed");
+  QueryResult out;
+  MYSQL_RES* res = mysql_store_result(mysql_);
+  if (res == nullptr) {
+    if (mysql_field_count(mysql_) != 0) return LastError("reading the result failed");
+    return out;
+  }
+  unsigned n = mysql_num_fields(res);
+  MYSQL_FIELD* fields = mysql_fetch_fields(res);
+  out.columns.reserve(n);
+  for (unsigned i = 0; i < n; ++i) out.columns.emplace_back(fields[i].name, fields[i].name_length);
+  while (MYSQL_ROW row = mysql_fetch_row(res)) {
+    unsigned long* lengths = mysql_fetch_lengths(res);
+    auto& r = out.rows.emplace_back();
+    r.reserve(n);
+    for (unsigned i = 0; i < n; ++i) {
+      if (row[i] == nullptr) {
+        r.emplace_back(std::nullopt);
+      } else {
+        r.emplace_back(std::string(row[i], lengths[i]));
+      }
+    }
+  }
+  mysql_free_result(res);
+  while (mysql_next_result(mysql_) == 0) {
+    if (MYSQL_RES* extra = mysql_store_result(mysql_)) mysql_free_result(extra);
+  }
+  return out;
+}
+
+Result<std::optional<std::string>> Connection::QueryValue(std::string_view sql) {
+  CHSYNC_ASSIGN_OR_RETURN(QueryResult r, Query(sql));
+  if (r.rows.empty() || r.rows[0].empty()) return std::optional<std::string>();
+  return r.rows[0][0];
+}
+
+std::string QuoteIdentifier(std::string_view name) {
+  std::string out = "`";
+  for (char c : name) {
+    if (c == '`') out.push_back('`');
+    out.push_back(c);
+  }
+  out.push_back('`');
+  return out;
+}
+
+std::string QuoteString(std::string_view text) {
+  std::string out = "'";
+  for (char c : text) {
+    switch (c) {
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      case '\0': out += "\\0"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\x1a': out += "\\Z"; break;
+      default: out.push_back(c);
+    }
+  }
+  out.push_back('\'');
+  return out;
+}
+
+}  // namespace chsync::mysql

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "mysql/connection.h"
+#include "mysql/table_filter.h"
+
+namespace chsync::mysql {
+
+/// A remark about one column that a user should read before replicating it.
+struct ColumnNote {
+  std::string column;
+  std::string column_type;  ///< information_schema COLUMN_TYPE, e.g. "bit(3)"
+  std::string note;
+};
+
+/// What the preflight reports about one selected source table.
+struct TableInfo {
+  std::string database;
+  std::string name;
+  std::string engine;
+  uint64_t row_estimate = 0;             ///< information_schema TABLE_ROWS (an estimate for InnoDB)
+  std::vector<std::string> primary_key;  ///< in key order; empty when the table has none
+  std::vector<ColumnNote> notes;
+  bool select_ok = true;                 ///< the user can SELECT from it
+  std::string select_error;              ///< the server's message when it cannot
+};
+
+/// Lists the base tables matching `filter` with their keys, row estimates and column notes, and
+/// checks that the connected user can read each one.
+Result<std::vector<TableInfo>> InspectTables(Connection& conn, const TableFilter& filter);
+
+/// The note for a column type (DATA_TYPE and COLUMN_TYPE from information_schema), or "" when the
+/// type replicates without anything to say.
+std::string NoteForColumnType(std::string_view data_type, std::string_view column_type);
+
+}  // namespace chsync::mysql

@@ -1,0 +1,193 @@
+// `chsync check` against the real servers that scripts/test starts.
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "common/url.h"
+#include "mysql/connection.h"
+#include "test_env.h"
+
+namespace chsync {
+namespace {
+
+using testing::ChsyncBinary;
+using testing::MakeTempDir;
+using testing::ProcessResult;
+using testing::RequireEnv;
+using testing::RunProcess;
+
+ProcessResult Check(const std::string& source, const std::string& dest, const std::string& tables = "") {
+  std::vector<std::string> argv = {ChsyncBinary(), "check", "--source", source, "--dest", dest};
+  if (!tables.empty()) {
+    argv.push_back("--tables");
+    argv.push_back(tables);
+  }
+  return RunProcess(argv);
+}
+
+/// Runs statements as the all-privileged test user on the server at `url`.
+void Admin(const std::string& url, const std::vector<std::string>& statements) {
+  auto parsed = ParseUrl(url);
+  ASSERT_TRUE(parsed.ok());
+  auto options = mysql::OptionsFromUrl(*parsed);
+  ASSERT_TRUE(options.ok());
+  auto conn = mysql::Connection::Open(*options);
+  ASSERT_TRUE(conn.ok()) << conn.error().message();
+  for (const std::string& s : statements) {
+    Status st = (*conn)->Execute(s);
+    ASSERT_TRUE(st.ok()) << s << ": " << st.error().message();
+  }
+}
+
+/// The URL with its user and password replaced.
+std::string WithUser(const std::string& url, const std::string& user, const std::string& password) {
+  auto parsed = ParseUrl(url);
+  return parsed->scheme + "://" + user + ":" + password + "@" + parsed->Address();
+}
+
+TEST(CheckCommand, FullMetadataMariadbToClickhouseServerPasses) {
+  std::string source = RequireEnv("CHSYNC_TEST_MYSQL_FULL");
+  std::string dest = RequireEnv("CHSYNC_TEST_CLICKHOUSE");
+  Admin(source, {"CREATE DATABASE IF NOT EXISTS check_ok",
+                 "CREATE TABLE IF NOT EXISTS check_ok.orders (id INT PRIMARY KEY, note VARCHAR(20))",
+                 "CREATE TABLE IF NOT EXISTS check_ok.events (a INT, b BIT(3), g GEOMETRY, j JSON)"});
+  ProcessResult r = Check(source, dest, "check_ok.*");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("MariaDB"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("10.11."), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("server_id                  101"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("binlog_format              ROW"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("binlog_row_image           FULL"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("FULL: columns matched by name"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("SHOW BINLOG STATUS"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("binlog.0000"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("REPLICATION SLAVE, REPLICATION CLIENT: granted"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("check_ok.orders  primary key (id)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("check_ok.events  NO PRIMARY KEY"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("column g geometry: spatial type"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("column b bit(3): BIT"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("table without a primary key"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("ClickHouse server over HTTP"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("18.16.1"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("OK: a pipe can run"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("chsync-pw"), std::string::npos) << "source password printed";
+  EXPECT_EQ(r.output.find("ch-pw"), std::string::npos) << "destination password printed";
+}
+
+TEST(CheckCommand, ReportsOldClickhouseCapabilities) {
+  ProcessResult r = Check(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), RequireEnv("CHSYNC_TEST_CLICKHOUSE"));
+  // ClickHouse 18.16 predates DateTime64 (20.1) and ReplacingMergeTree(ver, is_deleted) (23.2).
+  EXPECT_NE(r.output.find("datetime64                 no"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("replacing_is_deleted       no"), std::string::npos) << r.output;
+}
+
+TEST(CheckCommand, EmbeddedClickhouseReportsVersionAndCapabilities) {
+  RequireEnv("CHSYNC_CHDB_LIB");
+  std::string store = MakeTempDir("check-store");
+  ProcessResult r = Check(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), "file:" + store);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("embedded ClickHouse (chDB)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("version                    26.7"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("datetime64                 yes"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("replacing_is_deleted       yes"), std::string::npos) << r.output;
+}
+
+TEST(CheckCommand, StatementFormatIsBlockingAndNamed) {
+  ProcessResult r = Check(RequireEnv("CHSYNC_TEST_MYSQL_STATEMENT"), RequireEnv("CHSYNC_TEST_CLICKHOUSE"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("BLOCKING  binlog_format is STATEMENT: set binlog_format=ROW"), std::string::npos)
+      << r.output;
+}
+
+TEST(CheckCommand, MinimalMetadataPassesInOrdinalMode) {
+  std::string source = RequireEnv("CHSYNC_TEST_MYSQL_MINIMAL");
+  Admin(source, {"CREATE DATABASE IF NOT EXISTS check_minimal",
+                 "CREATE TABLE IF NOT EXISTS check_minimal.t (id INT PRIMARY KEY, v VARCHAR(10))"});
+  ProcessResult r = Check(source, RequireEnv("CHSYNC_TEST_CLICKHOUSE"), "check_minimal.*");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("MINIMAL: ordinal mode, columns matched by position"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("warning   binlog_row_metadata is MINIMAL"), std::string::npos) << r.output;
+}
+
+TEST(CheckCommand, UserWithoutReplicationPrivilegesIsBlocked) {
+  std::string source = WithUser(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), "norepl", "norepl-pw");
+  ProcessResult r = Check(source, RequireEnv("CHSYNC_TEST_CLICKHOUSE"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("BLOCKING  user 'norepl' lacks REPLICATION SLAVE: GRANT REPLICATION SLAVE ON *.*"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("lacks BINLOG MONITOR"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("norepl-pw"), std::string::npos) << "password printed";
+}
+
+TEST(CheckCommand, TableWithoutSelectIsBlocked) {
+  std::string admin = RequireEnv("CHSYNC_TEST_MYSQL_FULL");
+  Admin(admin, {"CREATE DATABASE IF NOT EXISTS check_secret",
+                "CREATE TABLE IF NOT EXISTS check_secret.salaries (id INT PRIMARY KEY)",
+                "CREATE DATABASE IF NOT EXISTS check_public",
+                "CREATE TABLE IF NOT EXISTS check_public.items (id INT PRIMARY KEY)",
+                "CREATE USER IF NOT EXISTS 'partial'@'%' IDENTIFIED BY 'partial-pw'",
+                "GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'partial'@'%'",
+                "GRANT SELECT ON check_public.* TO 'partial'@'%'",
+                "GRANT INSERT ON check_secret.* TO 'partial'@'%'"});
+  ProcessResult r = Check(WithUser(admin, "partial", "partial-pw"), RequireEnv("CHSYNC_TEST_CLICKHOUSE"),
+                          "check_public.*,check_secret.*");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("BLOCKING  user 'partial' cannot read check_secret.salaries"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("cannot read check_public.items"), std::string::npos) << r.output;
+}
+
+TEST(CheckCommand, NoMatchingTableIsBlocked) {
+  ProcessResult r = Check(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), RequireEnv("CHSYNC_TEST_CLICKHOUSE"),
+                          "no_such_db_anywhere.*");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("no table matches --tables 'no_such_db_anywhere.*'"), std::string::npos) << r.output;
+}
+
+TEST(CheckCommand, WrongSourcePasswordIsClearAndSecret) {
+  std::string source = WithUser(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), "chsync", "wrong-secret-1");
+  ProcessResult r = Check(source, RequireEnv("CHSYNC_TEST_CLICKHOUSE"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("Access denied for user 'chsync'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("check the user name and password of --source"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("wrong-secret-1"), std::string::npos) << "password printed";
+}
+
+TEST(CheckCommand, WrongDestinationPasswordIsClearAndSecret) {
+  std::string dest = WithUser(RequireEnv("CHSYNC_TEST_CLICKHOUSE"), "default", "wrong-secret-2");
+  ProcessResult r = Check(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), dest);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("check the user name and password of --dest"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("193"), std::string::npos) << "the server's error code: " << r.output;
+  EXPECT_EQ(r.output.find("wrong-secret-2"), std::string::npos) << "password printed";
+}
+
+TEST(CheckCommand, ClosedPortsNameTheAddress) {
+  // Port 1 on loopback: nothing listens there.
+  ProcessResult r = Check("mysql://chsync:secret-3@127.0.0.1:1", "http://default:secret-4@127.0.0.1:1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("source 127.0.0.1:1 unreachable"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("check that the server runs"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("destination http://127.0.0.1:1"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("secret-3"), std::string::npos) << "password printed";
+  EXPECT_EQ(r.output.find("secret-4"), std::string::npos) << "password printed";
+}
+
+TEST(CheckCommand, BadUsageExitsTwo) {
+  EXPECT_EQ(RunProcess({ChsyncBinary(), "check", "--source", "mysql://u:p@h:1"}).exit_code, 2);
+  ProcessResult bad_url = RunProcess({ChsyncBinary(), "check", "--source", "nonsense", "--dest", "file:/tmp/x"});
+  EXPECT_EQ(bad_url.exit_code, 2);
+  EXPECT_NE(bad_url.output.find("--source"), std::string::npos) << bad_url.output;
+  ProcessResult bad_dest = RunProcess({ChsyncBinary(), "check", "--source", "mysql://u:p@h:1", "--dest", "ftp://x"});
+  EXPECT_EQ(bad_dest.exit_code, 2);
+  EXPECT_NE(bad_dest.output.find("--dest must be"), std::string::npos) << bad_dest.output;
+  ProcessResult bad_tables = RunProcess(
+      {ChsyncBinary(), "check", "--source", "mysql://u:p@h:1", "--dest", "file:/tmp/x", "--tables", "db."});
+  EXPECT_EQ(bad_tables.exit_code, 2);
+  EXPECT_NE(bad_tables.output.find("invalid table pattern 'db.'"), std::string::npos) << bad_tables.output;
+}
+
+}  // namespace
+}  // namespace chsync
