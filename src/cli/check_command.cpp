@@ -198,8 +198,8 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
     }
   }
   if (without_key > 0) {
-    report.Warn(fmt::format("{} table{} without a primary key: rows are keyed by all their columns, so an update "
-                            "becomes a delete plus an insert; add a primary key where you can",
+    report.Warn(fmt::format("{} table{} without a primary key: ClickHouse cannot match an update or a delete to "
+                            "one row by key there; add a primary key where you can",
                             without_key, without_key == 1 ? "" : "s"));
   }
 }

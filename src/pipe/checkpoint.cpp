@@ -1,0 +1,94 @@
+#include "pipe/checkpoint.h"
+
+#include <nlohmann/json.hpp>
+
+namespace chsync::pipe {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr int kFormatVersion = 1;
+
+const char* StateName(TableSnapshot::State s) {
+  switch (s) {
+    case TableSnapshot::State::kPending: return "pending";
+    case TableSnapshot::State::kCopying: return "copying";
+    case TableSnapshot::State::kDone: return "done";
+  }
+  return "pending";
+}
+
+ordered_json PositionToJson(const SourcePosition& p) {
+  return ordered_json{{"file", p.file}, {"position", p.position}, {"gtid_set", p.gtid_set}};
+}
+
+SourcePosition PositionFromJson(const ordered_json& j) {
+  SourcePosition p;
+  p.file = j.at("file").get<std::string>();
+  p.position = j.at("position").get<uint64_t>();
+  p.gtid_set = j.at("gtid_set").get<std::string>();
+  return p;
+}
+
+}  // namespace
+
+std::string ToJson(const Checkpoint& c) {
+  ordered_json snapshot = ordered_json::array();
+  for (const TableSnapshot& t : c.snapshot) {
+    snapshot.push_back(ordered_json{{"database", t.database},
+                                    {"table", t.table},
+                                    {"state", StateName(t.state)},
+                                    {"last_key", t.last_key},
+                                    {"rows_copied", t.rows_copied}});
+  }
+  ordered_json j{{"format", kFormatVersion},
+                 {"saved_at_ms", c.saved_at_ms},
+                 {"stream_start", PositionToJson(c.stream_start)},
+                 {"resume", PositionToJson(c.resume)},
+                 {"snapshot", std::move(snapshot)},
+                 {"schemas", c.schemas}};
+  return j.dump(2) + "\n";
+}
+
+Result<Checkpoint> FromJson(std::string_view text) {
+  ordered_json j = ordered_json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Error(ErrorKind::kCorrupt, "checkpoint is not a JSON object");
+  }
+  try {
+    int format = j.at("format").get<int>();
+    if (format != kFormatVersion) {
+      return Error(ErrorKind::kUnsupported, "checkpoint format " + std::to_string(format) +
+                                                " is not understood by this chsync (it writes format " +
+                                                std::to_string(kFormatVersion) + ")");
+    }
+    Checkpoint c;
+    c.saved_at_ms = j.at("saved_at_ms").get<uint64_t>();
+    c.stream_start = PositionFromJson(j.at("stream_start"));
+    c.resume = PositionFromJson(j.at("resume"));
+    c.schemas = j.at("schemas").get<std::string>();
+    for (const auto& t : j.at("snapshot")) {
+      TableSnapshot s;
+      s.database = t.at("database").get<std::string>();
+      s.table = t.at("table").get<std::string>();
+      std::string state = t.at("state").get<std::string>();
+      if (state == "pending") {
+        s.state = TableSnapshot::State::kPending;
+      } else if (state == "copying") {
+        s.state = TableSnapshot::State::kCopying;
+      } else if (state == "done") {
+        s.state = TableSnapshot::State::kDone;
+      } else {
+        return Error(ErrorKind::kCorrupt, "checkpoint: unknown snapshot state '" + state + "'");
+      }
+      s.last_key = t.at("last_key").get<std::string>();
+      s.rows_copied = t.at("rows_copied").get<uint64_t>();
+      c.snapshot.push_back(std::move(s));
+    }
+    return c;
+  } catch (const nlohmann::json::exception& e) {
+    return Error(ErrorKind::kCorrupt, std::string("checkpoint: ") + e.what());
+  }
+}
+
+}  // namespace chsync::pipe

@@ -1,0 +1,50 @@
+#include "pipe/checkpoint.h"
+
+#include <gtest/gtest.h>
+
+namespace chsync::pipe {
+namespace {
+
+Checkpoint Sample() {
+  Checkpoint c;
+  c.stream_start = {"binlog.000007", 5000000000ull, "0-1-42"};
+  c.resume = {"binlog.000009", 4, "0-1-99,1-2-3"};
+  c.schemas = "table shop.orders\ncolumn id int\n\"quoted\" \\ text\n";
+  c.snapshot.push_back({"shop", "orders", TableSnapshot::State::kDone, "[5000]", 5000});
+  c.snapshot.push_back({"shop", "items", TableSnapshot::State::kCopying, "[\"SKU-1\",3]", 12});
+  c.saved_at_ms = 1764430000123;
+  return c;
+}
+
+TEST(Checkpoint, RoundTripsEveryField) {
+  Checkpoint c = Sample();
+  auto back = FromJson(ToJson(c));
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(*back, c);
+}
+
+TEST(Checkpoint, RejectsDamagedDocuments) {
+  EXPECT_EQ(FromJson("").error().kind(), ErrorKind::kCorrupt);
+  EXPECT_EQ(FromJson("{\"format\": 1").error().kind(), ErrorKind::kCorrupt);
+  auto missing = FromJson("{\"format\": 1, \"saved_at_ms\": 1}");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message().find("stream_start"), std::string::npos) << missing.error().message();
+  std::string text = ToJson(Sample());
+  text.replace(text.find("\"done\""), 6, "\"later\"");
+  auto bad_state = FromJson(text);
+  ASSERT_FALSE(bad_state.ok());
+  EXPECT_NE(bad_state.error().message().find("'later'"), std::string::npos);
+  auto wrong_type = FromJson("{\"format\": 1, \"saved_at_ms\": \"x\"}");
+  EXPECT_EQ(wrong_type.error().kind(), ErrorKind::kCorrupt);
+}
+
+TEST(Checkpoint, NewerFormatIsRefused) {
+  std::string text = ToJson(Sample());
+  text.replace(text.find("\"format\": 1"), 11, "\"format\": 2");
+  auto r = FromJson(text);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind(), ErrorKind::kUnsupported);
+}
+
+}  // namespace
+}  // namespace chsync::pipe

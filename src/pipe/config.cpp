@@ -1,0 +1,144 @@
+#include "pipe/config.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+
+namespace chsync::pipe {
+namespace {
+
+std::string Where(const std::string& origin, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  if (m.is_null()) return origin;
+  return origin + ":" + std::to_string(m.line + 1);
+}
+
+Error ConfigError(const std::string& where, const std::string& key, const std::string& what) {
+  return Error(ErrorKind::kConfig, where + ": '" + key + "' " + what);
+}
+
+Status ReadString(const YAML::Node& node, const std::string& where, const std::string& key, std::string& out) {
+  if (!node.IsScalar()) return ConfigError(where, key, "must be a text value");
+  out = node.as<std::string>();
+  return Status::Ok();
+}
+
+Status ReadUint(const YAML::Node& node, const std::string& where, const std::string& key, uint64_t min,
+                uint64_t max, uint64_t& out) {
+  if (!node.IsScalar()) return ConfigError(where, key, "must be a whole number");
+  const std::string& text = node.Scalar();
+  uint64_t v = 0;
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos) {
+    return ConfigError(where, key, "must be a whole number, not '" + text + "'");
+  }
+  v = std::stoull(text);
+  if (v < min || v > max) {
+    return ConfigError(where, key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                                       ", not " + text);
+  }
+  out = v;
+  return Status::Ok();
+}
+
+using Setter = std::function<Status(const YAML::Node&, const std::string& where, PipeConfig&)>;
+
+Setter String(std::string PipeConfig::*field) {
+  return [field](const YAML::Node& n, const std::string& where, PipeConfig& c) {
+    return ReadString(n, where, "", c.*field);
+  };
+}
+
+template <typename T>
+Setter Number(T PipeConfig::*field, uint64_t min, uint64_t max) {
+  return [field, min, max](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+    uint64_t v = 0;
+    CHSYNC_RETURN_IF_ERROR(ReadUint(n, where, "", min, max, v));
+    c.*field = static_cast<T>(v);
+    return Status::Ok();
+  };
+}
+
+Status Apply(const YAML::Node& map, const std::string& prefix, const std::string& origin,
+             const std::map<std::string, Setter>& setters, PipeConfig& config) {
+  if (!map.IsMap()) return Error(ErrorKind::kConfig, Where(origin, map) + ": '" + prefix + "' must be a mapping of keys");
+  for (const auto& item : map) {
+    std::string key = prefix.empty() ? item.first.as<std::string>() : prefix + "." + item.first.as<std::string>();
+    std::string where = Where(origin, item.first);
+    if (item.second.IsMap()) {
+      CHSYNC_RETURN_IF_ERROR(Apply(item.second, key, origin, setters, config));
+      continue;
+    }
+    auto it = setters.find(key);
+    if (it == setters.end()) {
+      std::string known;
+      for (const auto& [name, setter] : setters) known += (known.empty() ? "" : ", ") + name;
+      return ConfigError(where, key, "is not a setting (known: " + known + ")");
+    }
+    Status s = it->second(item.second, where, config);
+    if (!s.ok()) {
+      // The setters do not know their key: put it into the message.
+      std::string m = s.error().message();
+      size_t quote = m.find("''");
+      if (quote != std::string::npos) m.replace(quote, 2, "'" + key + "'");
+      return Error(ErrorKind::kConfig, m);
+    }
+  }
+  return Status::Ok();
+}
+
+const std::map<std::string, Setter>& Setters() {
+  static const std::map<std::string, Setter> setters = {
+      {"source", String(&PipeConfig::source)},
+      {"dest", String(&PipeConfig::dest)},
+      {"tables", String(&PipeConfig::tables)},
+      {"state", String(&PipeConfig::state)},
+      {"dest_database", String(&PipeConfig::dest_database)},
+      {"server_id", Number(&PipeConfig::server_id, 1, 4294967295u)},
+      {"snapshot.parallelism", Number(&PipeConfig::snapshot_parallelism, 1, 64)},
+      {"snapshot.chunk_rows", Number(&PipeConfig::snapshot_chunk_rows, 1000, 100000000)},
+      {"batch.max_rows", Number(&PipeConfig::batch_max_rows, 1, 10000000)},
+      {"batch.max_age_ms", Number(&PipeConfig::batch_max_age_ms, 10, 600000)},
+      {"log_level", String(&PipeConfig::log_level)},
+  };
+  return setters;
+}
+
+}  // namespace
+
+Status LoadConfigText(std::string_view yaml, const std::string& origin, PipeConfig& config) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    return Error(ErrorKind::kConfig, origin + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+  }
+  if (root.IsNull()) return Status::Ok();
+  try {
+    return Apply(root, "", origin, Setters(), config);
+  } catch (const YAML::Exception& e) {
+    return Error(ErrorKind::kConfig, origin + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+  }
+}
+
+Status LoadConfigFile(const std::string& path, PipeConfig& config) {
+  std::ifstream in(path);
+  if (!in) return Error(ErrorKind::kConfig, "cannot read configuration file " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return LoadConfigText(text.str(), path, config);
+}
+
+Status Validate(const PipeConfig& c) {
+  if (c.source.empty()) return Error(ErrorKind::kConfig, "no source: give --source mysql://USER@HOST:PORT (file key: source)");
+  if (c.dest.empty()) return Error(ErrorKind::kConfig, "no destination: give --dest URL (file key: dest)");
+  if (c.state.empty()) return Error(ErrorKind::kConfig, "no state directory: give --state DIR (file key: state)");
+  if (c.log_level != "debug" && c.log_level != "info" && c.log_level != "warn" && c.log_level != "error") {
+    return Error(ErrorKind::kConfig, "log_level must be debug, info, warn or error, not '" + c.log_level + "'");
+  }
+  return Status::Ok();
+}
+
+}  // namespace chsync::pipe
