@@ -1,10 +1,13 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <exception>
 
 #include "cli/command.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"chsync: replicate MySQL and MariaDB into ClickHouse"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "chsync " CHSYNC_VERSION);
@@ -18,4 +21,17 @@ int main(int argc, char** argv) {
   }
   if (!run) return chsync::cli::kExitUsage;
   return run();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return Main(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "chsync: internal error: %s (please report it)\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "chsync: internal error (please report it)\n");
+  }
+  return chsync::cli::kExitFailure;
 }

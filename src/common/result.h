@@ -73,9 +73,11 @@ class [[nodiscard]] Status {
 /// `CHSYNC_ASSIGN_OR_RETURN(auto x, Foo());` binds the value of a Result or returns its error.
 #define CHSYNC_ASSIGN_OR_RETURN(lhs, expr) \
   CHSYNC_ASSIGN_OR_RETURN_IMPL_(CHSYNC_CONCAT_(chsync_result_, __LINE__), lhs, expr)
+// NOLINTBEGIN(bugprone-macro-parentheses): `lhs` is a declaration and `tmp` a name.
 #define CHSYNC_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
   auto tmp = (expr);                                  \
   if (!tmp.ok()) {                                    \
     return std::move(tmp).error();                    \
   }                                                   \
   lhs = std::move(tmp).value()
+// NOLINTEND(bugprone-macro-parentheses)

@@ -12,17 +12,18 @@ namespace chsync::pipe {
 /// the same events after a crash — or after losing the state directory — writes identical versions.
 ///
 ///   bits 63..44  binlog file sequence number (the numeric suffix of "binlog.000042": 42), 1..2^20-1
-///   bits 43..0   offset of the row inside that file, in bytes (files up to 16 TiB)
+///   bits 43..0   the row's offset: its event's position in the file plus the row's index in the
+///                event (files up to 16 TiB)
 ///
-/// The row offset is the event's position plus the byte offset of the row image inside the event,
-/// which is unique and grows with binlog order because a row lies inside its event. Rows inside a
-/// zstd TRANSACTION_PAYLOAD (MySQL ≥ 8.0.20) have no file offset of their own: they count from the
-/// payload event's position through the uncompressed bytes, and `expansion` (the sum, over earlier
-/// payload events of the same file, of uncompressed minus compressed size) is added to every offset
-/// after them, so that later events still sort above. Snapshot rows carry version 0.
+/// Position plus index is unique and grows with binlog order: every row takes at least one byte of
+/// its event, so index < event size and the next event starts above. Rows inside a zstd
+/// TRANSACTION_PAYLOAD (MySQL ≥ 8.0.20) are numbered 0..N-1 across the whole payload; when a payload
+/// of S bytes holds N ≥ S rows (highly compressible data), every later offset of the same file is
+/// shifted up by `expansion`, the running sum of max(0, N - S + 1) over the file's earlier
+/// payloads, so that later events still sort above. Snapshot rows carry version 0.
 struct RowCoordinate {
   uint32_t file_sequence = 0;
-  uint64_t offset = 0;  ///< event position + row offset in the event (+ expansion)
+  uint64_t offset = 0;  ///< event position + row index in the event (+ expansion)
 };
 
 inline constexpr int kOffsetBits = 44;
