@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/command.h"
 #include "clickhouse/capabilities.h"
 #include "clickhouse/connection.h"
-#include "cli/command.h"
 #include "common/url.h"
 #include "mysql/connection.h"
 #include "mysql/server_probe.h"
@@ -59,8 +59,8 @@ class Report {
       fmt::print("  OK: a pipe can run with this source and destination.\n");
       return kExitOk;
     }
-    fmt::print("  {} blocking problem{}: fix {} and run chsync check again.\n", blocking, blocking == 1 ? "" : "s",
-               blocking == 1 ? "it" : "them");
+    fmt::print("  {} blocking problem{}: fix {} and run chsync check again.\n", blocking,
+               blocking == 1 ? "" : "s", blocking == 1 ? "it" : "them");
     return kExitFailure;
   }
 
@@ -93,27 +93,32 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
   }
   const mysql::ServerInfo& info = *probe;
   report.Line("flavor", mysql::FlavorName(info.flavor));
-  report.Line("version", info.version_string + (info.version_comment.empty() ? "" : " (" + info.version_comment + ")"));
+  report.Line("version",
+              info.version_string + (info.version_comment.empty() ? "" : " (" + info.version_comment + ")"));
   report.Line("server_id", std::to_string(info.server_id));
   if (info.server_id == 0 && !info.is_mariadb()) {
     report.Block("server_id is 0: MySQL refuses replicas then; set server_id to a unique non-zero value");
   }
   report.Line("binlog", info.log_bin ? "ON" : "OFF");
   if (!info.log_bin) {
-    report.Block(info.is_mariadb() ? "binary log is off: start the server with log_bin (e.g. log_bin=mariadb-bin in my.cnf)"
-                                   : "binary log is off: start the server with log_bin (MySQL 8 enables it by default; remove skip-log-bin / disable_log_bin)");
+    report.Block(info.is_mariadb()
+                     ? "binary log is off: start the server with log_bin (e.g. log_bin=mariadb-bin in my.cnf)"
+                     : "binary log is off: start the server with log_bin (MySQL 8 enables it by default; "
+                       "remove skip-log-bin / disable_log_bin)");
   }
   report.Line("binlog_format", info.binlog_format);
   if (info.log_bin && info.binlog_format != "ROW") {
-    report.Block(fmt::format("binlog_format is {}: set binlog_format=ROW (SET GLOBAL binlog_format=ROW, and in my.cnf "
-                             "so that it survives a restart)",
-                             info.binlog_format.empty() ? "unknown" : info.binlog_format));
+    report.Block(
+        fmt::format("binlog_format is {}: set binlog_format=ROW (SET GLOBAL binlog_format=ROW, and in my.cnf "
+                    "so that it survives a restart)",
+                    info.binlog_format.empty() ? "unknown" : info.binlog_format));
   }
   report.Line("binlog_row_image", info.binlog_row_image);
   if (info.log_bin && info.binlog_format == "ROW" && info.binlog_row_image != "FULL") {
-    report.Block(fmt::format("binlog_row_image is {}: set binlog_row_image=FULL so that every change carries whole "
-                             "rows (SET GLOBAL binlog_row_image=FULL, and in my.cnf)",
-                             info.binlog_row_image));
+    report.Block(
+        fmt::format("binlog_row_image is {}: set binlog_row_image=FULL so that every change carries whole "
+                    "rows (SET GLOBAL binlog_row_image=FULL, and in my.cnf)",
+                    info.binlog_row_image));
   }
   std::string metadata;
   if (!info.row_metadata_supported) {
@@ -124,45 +129,56 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
     metadata = "FULL: columns matched by name, every row checked against the tracked schema";
   } else {
     metadata = "MINIMAL: ordinal mode, columns matched by position";
-    report.Warn("binlog_row_metadata is MINIMAL: columns are matched by position, and DDL that moves columns "
-                "(DROP COLUMN, ADD … FIRST/AFTER) needs a resync; set binlog_row_metadata=FULL to avoid it");
+    report.Warn(
+        "binlog_row_metadata is MINIMAL: columns are matched by position, and DDL that moves columns "
+        "(DROP COLUMN, ADD … FIRST/AFTER) needs a resync; set binlog_row_metadata=FULL to avoid it");
   }
   report.Line("binlog_row_metadata", metadata);
   if (info.binlog_row_value_options.has_value()) {
     std::string v = info.binlog_row_value_options->empty() ? "(empty)" : *info.binlog_row_value_options;
-    report.Line("binlog_row_value_options", v + (info.binlog_row_value_options->empty() ? "" : ": partial JSON updates are decoded"));
+    report.Line("binlog_row_value_options",
+                v + (info.binlog_row_value_options->empty() ? "" : ": partial JSON updates are decoded"));
   } else {
     report.Line("binlog_row_value_options", fmt::format("not on {}", mysql::FlavorName(info.flavor)));
   }
   report.Line("binlog_checksum", info.binlog_checksum.empty() ? "unknown" : info.binlog_checksum);
   if (info.is_mariadb()) {
-    report.Line("GTID", "MariaDB GTID, gtid_binlog_pos=" + (info.gtid_position.empty() ? "(empty)" : info.gtid_position));
+    report.Line("GTID", "MariaDB GTID, gtid_binlog_pos=" +
+                            (info.gtid_position.empty() ? "(empty)" : info.gtid_position));
   } else {
-    report.Line("GTID", "gtid_mode=" + info.gtid_mode + (info.gtid_position.empty() ? "" : ", gtid_executed=" + info.gtid_position));
+    report.Line("GTID", "gtid_mode=" + info.gtid_mode +
+                            (info.gtid_position.empty() ? "" : ", gtid_executed=" + info.gtid_position));
   }
   if (info.binlog_retention_seconds == 0) {
-    report.Line("binlog retention", "binlogs are not purged automatically (" + info.binlog_retention_source + "=0)");
+    report.Line("binlog retention",
+                "binlogs are not purged automatically (" + info.binlog_retention_source + "=0)");
   } else {
-    report.Line("binlog retention", Duration(info.binlog_retention_seconds) + " (" + info.binlog_retention_source + ")");
+    report.Line("binlog retention",
+                Duration(info.binlog_retention_seconds) + " (" + info.binlog_retention_source + ")");
     if (info.binlog_retention_seconds < 86400) {
       report.Warn("binlogs are purged after " + Duration(info.binlog_retention_seconds) +
-                  ": a pipe stopped longer than that must resync; keep at least a day (binlog_expire_logs_seconds=86400)");
+                  ": a pipe stopped longer than that must resync; keep at least a day "
+                  "(binlog_expire_logs_seconds=86400)");
     }
   }
   if (info.binlog_status_error) {
-    report.Line("binlog position", info.binlog_status_statement + " failed: " + info.binlog_status_error->message());
+    report.Line("binlog position",
+                info.binlog_status_statement + " failed: " + info.binlog_status_error->message());
   } else if (info.binlog_file.empty()) {
     report.Line("binlog position", info.binlog_status_statement + " returned no row");
   } else {
-    report.Line("binlog position", fmt::format("{}:{} ({})", info.binlog_file, info.binlog_position, info.binlog_status_statement));
+    report.Line("binlog position", fmt::format("{}:{} ({})", info.binlog_file, info.binlog_position,
+                                               info.binlog_status_statement));
   }
   std::vector<std::string> missing = info.MissingReplicationPrivileges();
   report.Line("privileges", missing.empty() ? "REPLICATION SLAVE, REPLICATION CLIENT: granted"
                                             : "missing " + fmt::format("{}", fmt::join(missing, ", ")));
   for (const std::string& p : missing) {
     std::string name = p;
-    if (info.is_mariadb() && p == "REPLICATION CLIENT" && info.version.AtLeast(10, 5, 2)) name = "BINLOG MONITOR";
-    report.Block(fmt::format("user '{}' lacks {}: GRANT {} ON *.* TO '{}'@'…'", options.user, name, name, options.user));
+    if (info.is_mariadb() && p == "REPLICATION CLIENT" && info.version.AtLeast(10, 5, 2))
+      name = "BINLOG MONITOR";
+    report.Block(fmt::format("user '{}' lacks {}: GRANT {} ON *.* TO '{}'@'…'", options.user, name, name,
+                             options.user));
   }
 
   mysql::TableFilter selected = filter ? *filter : mysql::TableFilter::All();
@@ -173,15 +189,21 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
   }
   report.Section(fmt::format("Tables  {} selected by '{}'", tables->size(), selected.spec()));
   if (tables->empty() && filter) {
-    report.Block(fmt::format("no table matches --tables '{}': check the pattern (DB.TABLE, DB.*, wildcards * and ?) "
-                             "and that user '{}' can see the tables", selected.spec(), options.user));
+    report.Block(
+        fmt::format("no table matches --tables '{}': check the pattern (DB.TABLE, DB.*, wildcards * and ?) "
+                    "and that user '{}' can see the tables",
+                    selected.spec(), options.user));
   } else if (tables->empty()) {
-    report.Block(fmt::format("user '{}' sees no table outside the system schemas: create the tables to replicate, "
-                             "or GRANT SELECT on them", options.user));
+    report.Block(
+        fmt::format("user '{}' sees no table outside the system schemas: create the tables to replicate, "
+                    "or GRANT SELECT on them",
+                    options.user));
   }
   int without_key = 0;
   for (const mysql::TableInfo& t : *tables) {
-    std::string key = t.primary_key.empty() ? "NO PRIMARY KEY" : "primary key (" + fmt::format("{}", fmt::join(t.primary_key, ", ")) + ")";
+    std::string key = t.primary_key.empty()
+                          ? "NO PRIMARY KEY"
+                          : "primary key (" + fmt::format("{}", fmt::join(t.primary_key, ", ")) + ")";
     fmt::print("  {}.{}  {}, ~{} rows{}\n", t.database, t.name, key, t.row_estimate,
                t.engine.empty() ? "" : ", " + t.engine);
     if (t.primary_key.empty()) ++without_key;
@@ -193,14 +215,15 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
       }
     }
     if (!t.select_ok) {
-      report.Block(fmt::format("user '{}' cannot read {}.{}: GRANT SELECT ON `{}`.* TO '{}'@'…' ({})", options.user,
-                               t.database, t.name, t.database, options.user, t.select_error));
+      report.Block(fmt::format("user '{}' cannot read {}.{}: GRANT SELECT ON `{}`.* TO '{}'@'…' ({})",
+                               options.user, t.database, t.name, t.database, options.user, t.select_error));
     }
   }
   if (without_key > 0) {
-    report.Warn(fmt::format("{} table{} without a primary key: ClickHouse cannot match an update or a delete to "
-                            "one row by key there; add a primary key where you can",
-                            without_key, without_key == 1 ? "" : "s"));
+    report.Warn(
+        fmt::format("{} table{} without a primary key: ClickHouse cannot match an update or a delete to "
+                    "one row by key there; add a primary key where you can",
+                    without_key, without_key == 1 ? "" : "s"));
   }
 }
 
@@ -215,10 +238,11 @@ void CheckDestination(const Url& url, Report& report) {
   auto version = (*conn)->Version();
   if (!version.ok()) {
     report.Text("cannot query: " + version.error().message());
-    std::string what = version.error().kind() == ErrorKind::kAuth ? "check the user name and password of --dest"
-                       : version.error().kind() == ErrorKind::kNetwork
-                           ? "check that ClickHouse runs and that host and port of --dest are right (HTTP port, 8123 by default)"
-                           : "see the server's message";
+    std::string what =
+        version.error().kind() == ErrorKind::kAuth      ? "check the user name and password of --dest"
+        : version.error().kind() == ErrorKind::kNetwork ? "check that ClickHouse runs and that host and port "
+                                                          "of --dest are right (HTTP port, 8123 by default)"
+                                                        : "see the server's message";
     report.Block("destination " + (*conn)->Describe() + ": " + version.error().message() + "; " + what);
     return;
   }
@@ -247,7 +271,8 @@ int RunCheck(const CheckOptions& o) {
     return kExitUsage;
   }
   if (dest_url->scheme != "http" && dest_url->scheme != "https" && dest_url->scheme != "file") {
-    fmt::print(stderr, "chsync check: --dest must be http(s)://USER:PASSWORD@HOST:PORT or file:PATH (got {})\n",
+    fmt::print(stderr,
+               "chsync check: --dest must be http(s)://USER:PASSWORD@HOST:PORT or file:PATH (got {})\n",
                dest_url->Redacted());
     return kExitUsage;
   }
@@ -271,12 +296,15 @@ int RunCheck(const CheckOptions& o) {
 
 void AddCheckCommand(CLI::App& app, RunFunction& run) {
   auto options = std::make_shared<CheckOptions>();
-  CLI::App* sub = app.add_subcommand("check", "Preflight: check that a source and a destination can run a pipe");
-  sub->add_option("--source", options->source, "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD)")
+  CLI::App* sub =
+      app.add_subcommand("check", "Preflight: check that a source and a destination can run a pipe");
+  sub->add_option("--source", options->source,
+                  "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD)")
       ->required();
-  sub->add_option("--dest", options->dest,
-                  "http(s)://USER:PASSWORD@HOST:PORT for a ClickHouse server, file:PATH for an embedded store "
-                  "(password also from CHSYNC_DEST_PASSWORD)")
+  sub->add_option(
+         "--dest", options->dest,
+         "http(s)://USER:PASSWORD@HOST:PORT for a ClickHouse server, file:PATH for an embedded store "
+         "(password also from CHSYNC_DEST_PASSWORD)")
       ->required();
   sub->add_option("--tables", options->tables, "tables to replicate: 'db.*,db2.t,!db.tmp_*' (default: all)");
   sub->callback([options, &run] { run = [options] { return RunCheck(*options); }; });

@@ -95,8 +95,8 @@ class ByteReader {
       case 0xFE: return ReadUintLE(8, what);
       default:
         --pos_;
-        return Error(ErrorKind::kCorrupt, "invalid " + std::string(what) + " prefix 0x" +
-                                               Hex(first) + " at offset " + std::to_string(offset()));
+        return Error(ErrorKind::kCorrupt, "invalid " + std::string(what) + " prefix 0x" + Hex(first) +
+                                              " at offset " + std::to_string(offset()));
     }
   }
 

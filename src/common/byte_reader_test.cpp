@@ -33,8 +33,8 @@ TEST(ByteReader, HugeLengthDoesNotOverflow) {
 }
 
 TEST(ByteReader, PackedIntegers) {
-  const uint8_t bytes[] = {0xFA, 0xFC, 0x34, 0x12, 0xFD, 0x01, 0x02, 0x03,
-                           0xFE, 1, 0, 0, 0, 0, 0, 0, 0x80, 0xFB};
+  const uint8_t bytes[] = {0xFA, 0xFC, 0x34, 0x12, 0xFD, 0x01, 0x02, 0x03, 0xFE,
+                           1,    0,    0,    0,    0,    0,    0,    0x80, 0xFB};
   ByteReader r(bytes, sizeof bytes);
   EXPECT_EQ(*r.ReadPackedInt(), 0xFAu);
   EXPECT_EQ(*r.ReadPackedInt(), 0x1234u);

@@ -24,8 +24,12 @@ const char* LevelName(Level level) {
 
 }  // namespace
 
-void SetLevel(Level level) { g_level.store(level); }
-Level GetLevel() { return g_level.load(std::memory_order_relaxed); }
+void SetLevel(Level level) {
+  g_level.store(level);
+}
+Level GetLevel() {
+  return g_level.load(std::memory_order_relaxed);
+}
 
 void Write(Level level, std::string_view message) {
   if (level < GetLevel()) return;

@@ -15,24 +15,43 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT(google-explicit-constructor)
-  Result(Error error) : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT(google-explicit-constructor)
+  Result(Error error)
+      : v_(std::in_place_index<1>, std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
 
   /// REQUIRES: ok()
-  T& value() & { assert(ok()); return std::get<0>(v_); }
-  const T& value() const& { assert(ok()); return std::get<0>(v_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(v_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<0>(std::move(v_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
 
   /// REQUIRES: !ok()
-  Error& error() & { assert(!ok()); return std::get<1>(v_); }
-  const Error& error() const& { assert(!ok()); return std::get<1>(v_); }
-  Error&& error() && { assert(!ok()); return std::get<1>(std::move(v_)); }
+  Error& error() & {
+    assert(!ok());
+    return std::get<1>(v_);
+  }
+  const Error& error() const& {
+    assert(!ok());
+    return std::get<1>(v_);
+  }
+  Error&& error() && {
+    assert(!ok());
+    return std::get<1>(std::move(v_));
+  }
 
  private:
   std::variant<T, Error> v_;
@@ -48,9 +67,18 @@ class [[nodiscard]] Status {
   bool ok() const { return !error_.has_value(); }
   explicit operator bool() const { return ok(); }
   /// REQUIRES: !ok()
-  const Error& error() const& { assert(!ok()); return *error_; }
-  Error&& error() && { assert(!ok()); return std::move(*error_); }
-  Error& error() & { assert(!ok()); return *error_; }
+  const Error& error() const& {
+    assert(!ok());
+    return *error_;
+  }
+  Error&& error() && {
+    assert(!ok());
+    return std::move(*error_);
+  }
+  Error& error() & {
+    assert(!ok());
+    return *error_;
+  }
 
  private:
   std::optional<Error> error_;
@@ -59,12 +87,12 @@ class [[nodiscard]] Status {
 }  // namespace chsync
 
 /// Evaluates a Status or Result expression and returns its error from the enclosing function.
-#define CHSYNC_RETURN_IF_ERROR(expr)                 \
-  do {                                               \
-    auto chsync_status_ = (expr);                    \
-    if (!chsync_status_.ok()) {                      \
-      return std::move(chsync_status_).error();      \
-    }                                                \
+#define CHSYNC_RETURN_IF_ERROR(expr)            \
+  do {                                          \
+    auto chsync_status_ = (expr);               \
+    if (!chsync_status_.ok()) {                 \
+      return std::move(chsync_status_).error(); \
+    }                                           \
   } while (false)
 
 #define CHSYNC_CONCAT_INNER_(a, b) a##b

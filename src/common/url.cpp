@@ -36,6 +36,24 @@ Result<std::string> PercentDecode(std::string_view text) {
   return out;
 }
 
+Result<std::vector<std::pair<std::string, std::string>>> ParseQueryParams(std::string_view query) {
+  std::vector<std::pair<std::string, std::string>> params;
+  while (!query.empty()) {
+    size_t amp = query.find('&');
+    std::string_view pair = query.substr(0, amp);
+    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
+    if (pair.empty()) continue;
+    size_t eq = pair.find('=');
+    CHSYNC_ASSIGN_OR_RETURN(std::string name, PercentDecode(pair.substr(0, eq)));
+    std::string value;
+    if (eq != std::string_view::npos) {
+      CHSYNC_ASSIGN_OR_RETURN(value, PercentDecode(pair.substr(eq + 1)));
+    }
+    params.emplace_back(std::move(name), std::move(value));
+  }
+  return params;
+}
+
 std::string Url::Redacted() const {
   if (scheme == "file") return "file:" + path;
   std::string s = scheme + "://";
@@ -60,8 +78,8 @@ Result<Url> ParseUrl(std::string_view text) {
   Url url;
   size_t colon = text.find(':');
   if (colon == std::string_view::npos || colon == 0) {
-    return Error(ErrorKind::kUsage, "not a URL (expected scheme://…): '" +
-                                        std::string(text.substr(0, text.find('@'))) + "'");
+    return Error(ErrorKind::kUsage,
+                 "not a URL (expected scheme://…): '" + std::string(text.substr(0, text.find('@'))) + "'");
   }
   url.scheme.assign(text.substr(0, colon));
   std::transform(url.scheme.begin(), url.scheme.end(), url.scheme.begin(),

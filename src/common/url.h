@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "common/result.h"
 
@@ -29,6 +31,10 @@ struct Url {
 
 /// Parses `text`. Errors are kUsage and never quote the password.
 Result<Url> ParseUrl(std::string_view text);
+
+/// The `name=value` pairs of a URL query ("a=1&b=x%20y"), percent-decoded, in order; a pair
+/// without '=' has an empty value, empty pairs are skipped. Fails (kUsage) on a bad escape.
+Result<std::vector<std::pair<std::string, std::string>>> ParseQueryParams(std::string_view query);
 
 /// Decodes %XX escapes. Fails on a malformed escape.
 Result<std::string> PercentDecode(std::string_view text);

@@ -54,5 +54,15 @@ TEST(ParseUrl, ErrorsNeverQuoteThePassword) {
   EXPECT_FALSE(ParseUrl("mysql://u:%4@h").ok());
 }
 
+TEST(ParseQueryParams, DecodesPairsInOrder) {
+  auto params = ParseQueryParams("ssl=1&ssl-ca=%2Fetc%2Fca.pem&&flag&max_threads=4");
+  ASSERT_TRUE(params.ok());
+  std::vector<std::pair<std::string, std::string>> expected = {
+      {"ssl", "1"}, {"ssl-ca", "/etc/ca.pem"}, {"flag", ""}, {"max_threads", "4"}};
+  EXPECT_EQ(*params, expected);
+  EXPECT_TRUE(ParseQueryParams("")->empty());
+  EXPECT_FALSE(ParseQueryParams("a=%G1").ok());
+}
+
 }  // namespace
 }  // namespace chsync

@@ -22,25 +22,6 @@ bool IsAuthErrno(unsigned code) {
          code == ER_ACCESS_DENIED_NO_PASSWORD_ERROR || code == CR_AUTH_PLUGIN_CANNOT_LOAD;
 }
 
-/// Splits "a=1&b=2" and calls fn(key, value) for each pair.
-template <typename Fn>
-Status ForEachQueryParam(std::string_view query, Fn fn) {
-  while (!query.empty()) {
-    size_t amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-    if (pair.empty()) continue;
-    size_t eq = pair.find('=');
-    CHSYNC_ASSIGN_OR_RETURN(std::string key, PercentDecode(pair.substr(0, eq)));
-    std::string value;
-    if (eq != std::string_view::npos) {
-      CHSYNC_ASSIGN_OR_RETURN(value, PercentDecode(pair.substr(eq + 1)));
-    }
-    CHSYNC_RETURN_IF_ERROR(fn(key, value));
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 std::string ConnectOptions::Address() const {
@@ -63,7 +44,8 @@ Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env) 
     if (const char* env = std::getenv(password_env)) o.password = env;
   }
   if (url.path.size() > 1) o.database = url.path.substr(1);
-  CHSYNC_RETURN_IF_ERROR(ForEachQueryParam(url.query, [&](const std::string& key, const std::string& value) -> Status {
+  CHSYNC_ASSIGN_OR_RETURN(auto params, ParseQueryParams(url.query));
+  for (const auto& [key, value] : params) {
     if (key == "ssl" || key == "ssl-mode" || key == "sslmode") {
       o.tls_required = value == "1" || value == "true" || value == "required" || value == "REQUIRED" ||
                        value == "verify_ca" || value == "VERIFY_CA" || value == "verify_identity";
@@ -73,11 +55,10 @@ Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env) 
     } else if (key == "connect-timeout") {
       o.connect_timeout_s = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
     } else {
-      return Error(ErrorKind::kUsage, "unknown source URL parameter '" + key +
-                                          "' (known: ssl, ssl-ca, connect-timeout)");
+      return Error(ErrorKind::kUsage,
+                   "unknown source URL parameter '" + key + "' (known: ssl, ssl-ca, connect-timeout)");
     }
-    return Status::Ok();
-  }));
+  }
   return o;
 }
 
@@ -87,7 +68,8 @@ int QueryResult::ColumnIndex(std::string_view name) const {
     if (c.size() != name.size()) continue;
     bool same = true;
     for (size_t j = 0; j < c.size() && same; ++j) {
-      same = std::tolower(static_cast<unsigned char>(c[j])) == std::tolower(static_cast<unsigned char>(name[j]));
+      same =
+          std::tolower(static_cast<unsigned char>(c[j])) == std::tolower(static_cast<unsigned char>(name[j]));
     }
     if (same) return static_cast<int>(i);
   }
@@ -96,7 +78,9 @@ int QueryResult::ColumnIndex(std::string_view name) const {
 
 Connection::Connection(MYSQL* mysql, ConnectOptions options) : mysql_(mysql), options_(std::move(options)) {}
 
-Connection::~Connection() { mysql_close(mysql_); }
+Connection::~Connection() {
+  mysql_close(mysql_);
+}
 
 Error Connection::LastError(std::string_view what) const {
   unsigned code = mysql_errno(mysql_);
@@ -129,10 +113,11 @@ Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& optio
   }
   std::unique_ptr<Connection> conn(new Connection(mysql, options));
   if (mysql_real_connect(mysql, options.host.c_str(), options.user.c_str(), options.password.c_str(),
-                         options.database.empty() ? nullptr : options.database.c_str(), options.port,
-                         nullptr, CLIENT_MULTI_RESULTS) == nullptr) {
+                         options.database.empty() ? nullptr : options.database.c_str(), options.port, nullptr,
+                         CLIENT_MULTI_RESULTS) == nullptr) {
     Error e = conn->LastError("cannot connect as user '" + options.user + "'");
-    if (e.kind() == ErrorKind::kServer && mysql_errno(mysql) >= 2000) e = Error(ErrorKind::kNetwork, e.message(), e.server_code());
+    if (e.kind() == ErrorKind::kServer && mysql_errno(mysql) >= 2000)
+      e = Error(ErrorKind::kNetwork, e.message(), e.server_code());
     return e;
   }
   const char* version = mysql_get_server_info(mysql);

@@ -20,12 +20,12 @@ struct ConnectOptions {
   uint16_t port = 3306;
   std::string user;
   std::string password;
-  std::string database;          ///< may be empty
+  std::string database;  ///< may be empty
   unsigned connect_timeout_s = 10;
   unsigned read_timeout_s = 600;
   unsigned write_timeout_s = 60;
-  bool tls_required = false;     ///< ?ssl=required (or ssl=1) in the URL
-  std::string tls_ca;            ///< ?ssl-ca=PATH: verify the server certificate against this CA
+  bool tls_required = false;  ///< ?ssl=required (or ssl=1) in the URL
+  std::string tls_ca;         ///< ?ssl-ca=PATH: verify the server certificate against this CA
 
   /// "host:port", for messages.
   std::string Address() const;

@@ -10,7 +10,8 @@ namespace {
 
 std::string Upper(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return out;
 }
 
@@ -48,7 +49,10 @@ ServerVersion ServerVersion::Parse(std::string_view text) {
     auto [next, ec] = std::from_chars(p, end, *parts[i]);
     if (ec != std::errc()) break;
     p = next;
-    if (p < end && *p == '.') ++p; else break;
+    if (p < end && *p == '.')
+      ++p;
+    else
+      break;
   }
   return v;
 }
@@ -94,7 +98,8 @@ std::set<std::string> ParseGlobalPrivileges(const std::vector<std::string>& gran
     size_t start = 0;
     while (start <= list.size()) {
       size_t comma = list.find(',', start);
-      std::string item = Trim(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+      std::string item =
+          Trim(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
       if (!item.empty()) {
         if (item == "ALL") item = "ALL PRIVILEGES";
         std::replace(item.begin(), item.end(), '_', ' ');
@@ -105,6 +110,11 @@ std::set<std::string> ParseGlobalPrivileges(const std::vector<std::string>& gran
     }
   }
   return out;
+}
+
+const char* BinlogStatusStatement(bool mariadb, const ServerVersion& version) {
+  if (mariadb) return version.AtLeast(10, 5, 2) ? "SHOW BINLOG STATUS" : "SHOW MASTER STATUS";
+  return version.AtLeast(8, 2) ? "SHOW BINARY LOG STATUS" : "SHOW MASTER STATUS";
 }
 
 Result<ServerInfo> Probe(Connection& conn) {
@@ -159,14 +169,11 @@ Result<ServerInfo> Probe(Connection& conn) {
     info.binlog_retention_seconds = static_cast<uint64_t>(days * 86400);
     info.binlog_retention_source = "expire_logs_days";
   } else {
-    info.binlog_retention_source = v.count("binlog_expire_logs_seconds") ? "binlog_expire_logs_seconds" : "expire_logs_days";
+    info.binlog_retention_source =
+        v.count("binlog_expire_logs_seconds") ? "binlog_expire_logs_seconds" : "expire_logs_days";
   }
 
-  if (info.is_mariadb()) {
-    info.binlog_status_statement = info.version.AtLeast(10, 5, 2) ? "SHOW BINLOG STATUS" : "SHOW MASTER STATUS";
-  } else {
-    info.binlog_status_statement = info.version.AtLeast(8, 2) ? "SHOW BINARY LOG STATUS" : "SHOW MASTER STATUS";
-  }
+  info.binlog_status_statement = BinlogStatusStatement(info.is_mariadb(), info.version);
   auto status = conn.Query(info.binlog_status_statement);
   if (status.ok()) {
     if (!status->rows.empty() && status->rows[0].size() >= 2) {

@@ -40,7 +40,7 @@ struct ServerInfo {
   bool row_metadata_supported = false;
   /// binlog_row_value_options (MySQL ≥ 8.0.3); unset elsewhere.
   std::optional<std::string> binlog_row_value_options;
-  std::string binlog_checksum;   ///< NONE or CRC32
+  std::string binlog_checksum;  ///< NONE or CRC32
 
   /// MySQL: gtid_mode (OFF, ON, …). MariaDB: always "ON" (MariaDB GTIDs need no switch).
   std::string gtid_mode;
@@ -53,7 +53,7 @@ struct ServerInfo {
 
   /// The statement this version uses for the binlog position.
   std::string binlog_status_statement;
-  std::string binlog_file;      ///< current binlog file, empty when the statement failed
+  std::string binlog_file;  ///< current binlog file, empty when the statement failed
   uint64_t binlog_position = 0;
   std::optional<Error> binlog_status_error;
 
@@ -63,6 +63,11 @@ struct ServerInfo {
   /// Names of the replication privileges we need and the user lacks.
   std::vector<std::string> MissingReplicationPrivileges() const;
 };
+
+/// The statement that shows the binlog write position on this server: SHOW BINLOG STATUS (MariaDB
+/// ≥ 10.5.2), SHOW BINARY LOG STATUS (MySQL ≥ 8.2, where SHOW MASTER STATUS is gone from 8.4),
+/// SHOW MASTER STATUS before.
+const char* BinlogStatusStatement(bool mariadb, const ServerVersion& version);
 
 /// Reads everything in ServerInfo over `conn`. Only a lost connection fails the probe; a statement
 /// the server refuses leaves its fields empty (binlog_status_error says why).

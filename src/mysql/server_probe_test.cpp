@@ -20,7 +20,8 @@ TEST(ServerVersion, ParsesFlavouredStrings) {
 
 TEST(ParseGlobalPrivileges, MysqlAndMariadbSpellings) {
   auto p = ParseGlobalPrivileges({
-      "GRANT SELECT, RELOAD, REPLICATION SLAVE, BINLOG MONITOR ON *.* TO `repl`@`%` IDENTIFIED BY PASSWORD '*X'",
+      "GRANT SELECT, RELOAD, REPLICATION SLAVE, BINLOG MONITOR ON *.* TO `repl`@`%` IDENTIFIED BY PASSWORD "
+      "'*X'",
       "GRANT ALL PRIVILEGES ON `shop`.* TO `repl`@`%`",
       "GRANT REPLICATION_SLAVE_ADMIN ON *.* TO `repl`@`%`",
   });
@@ -34,7 +35,8 @@ TEST(ParseGlobalPrivileges, MysqlAndMariadbSpellings) {
 TEST(ServerInfo, MissingReplicationPrivileges) {
   ServerInfo info;
   info.global_privileges = {"SELECT"};
-  EXPECT_EQ(info.MissingReplicationPrivileges(), (std::vector<std::string>{"REPLICATION SLAVE", "REPLICATION CLIENT"}));
+  EXPECT_EQ(info.MissingReplicationPrivileges(),
+            (std::vector<std::string>{"REPLICATION SLAVE", "REPLICATION CLIENT"}));
   info.global_privileges = {"SELECT", "REPLICATION SLAVE", "BINLOG MONITOR"};
   EXPECT_TRUE(info.MissingReplicationPrivileges().empty());
   info.global_privileges = ParseGlobalPrivileges({"GRANT ALL ON *.* TO 'root'@'localhost'"});

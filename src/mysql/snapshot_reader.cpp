@@ -4,21 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/civil_date.h"
+
 #include <cstdio>
 #include <cstring>
 
 namespace chsync::mysql {
 namespace {
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
 
 std::string HexEncode(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -54,8 +46,8 @@ bool IsIntegerField(enum_field_types t) {
 }
 
 bool IsTemporalField(enum_field_types t) {
-  return t == MYSQL_TYPE_DATE || t == MYSQL_TYPE_NEWDATE || t == MYSQL_TYPE_DATETIME || t == MYSQL_TYPE_TIMESTAMP ||
-         t == MYSQL_TYPE_TIME;
+  return t == MYSQL_TYPE_DATE || t == MYSQL_TYPE_NEWDATE || t == MYSQL_TYPE_DATETIME ||
+         t == MYSQL_TYPE_TIMESTAMP || t == MYSQL_TYPE_TIME;
 }
 
 std::string TemporalText(const MYSQL_TIME& t) {
@@ -63,11 +55,11 @@ std::string TemporalText(const MYSQL_TIME& t) {
   if (t.time_type == MYSQL_TIMESTAMP_DATE) {
     std::snprintf(buf, sizeof buf, "%04u-%02u-%02u", t.year, t.month, t.day);
   } else if (t.time_type == MYSQL_TIMESTAMP_TIME) {
-    std::snprintf(buf, sizeof buf, "%s%u:%02u:%02u.%06lu", t.neg ? "-" : "", t.day * 24 + t.hour, t.minute, t.second,
-                  t.second_part);
-  } else {
-    std::snprintf(buf, sizeof buf, "%04u-%02u-%02u %02u:%02u:%02u.%06lu", t.year, t.month, t.day, t.hour, t.minute,
+    std::snprintf(buf, sizeof buf, "%s%u:%02u:%02u.%06lu", t.neg ? "-" : "", t.day * 24 + t.hour, t.minute,
                   t.second, t.second_part);
+  } else {
+    std::snprintf(buf, sizeof buf, "%04u-%02u-%02u %02u:%02u:%02u.%06lu", t.year, t.month, t.day, t.hour,
+                  t.minute, t.second, t.second_part);
   }
   return buf;
 }
@@ -90,11 +82,13 @@ std::string KeyToJson(const Key& key) {
 
 Result<Key> KeyFromJson(std::string_view text) {
   nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_array()) return Error(ErrorKind::kCorrupt, "snapshot key is not a JSON array");
+  if (j.is_discarded() || !j.is_array())
+    return Error(ErrorKind::kCorrupt, "snapshot key is not a JSON array");
   Key key;
   try {
     for (const auto& item : j) {
-      if (!item.is_object() || item.size() != 1) return Error(ErrorKind::kCorrupt, "malformed snapshot key element");
+      if (!item.is_object() || item.size() != 1)
+        return Error(ErrorKind::kCorrupt, "malformed snapshot key element");
       KeyValue v;
       const auto& [tag, value] = *item.items().begin();
       if (tag == "i") {
@@ -156,8 +150,8 @@ struct SnapshotReader::Impl {
     unsigned code = mysql_stmt_errno(stmt);
     ErrorKind kind = code >= 2000 && code < 3000 ? ErrorKind::kNetwork : ErrorKind::kServer;
     return Error(kind,
-                 what + " " + table_name + " on " + conn->options().Address() + ": " + mysql_stmt_error(stmt) +
-                     " (error " + std::to_string(code) + ")",
+                 what + " " + table_name + " on " + conn->options().Address() + ": " +
+                     mysql_stmt_error(stmt) + " (error " + std::to_string(code) + ")",
                  static_cast<int>(code));
   }
 };
@@ -169,16 +163,19 @@ Result<std::unique_ptr<SnapshotReader>> SnapshotReader::Open(Connection& conn, S
   auto impl = std::make_unique<Impl>();
   impl->conn = &conn;
   impl->table_name = QuoteIdentifier(query.database) + "." + QuoteIdentifier(query.table);
-  if (query.columns.empty()) return Error(ErrorKind::kInternal, "snapshot of " + impl->table_name + " without columns");
+  if (query.columns.empty())
+    return Error(ErrorKind::kInternal, "snapshot of " + impl->table_name + " without columns");
   if (query.reads.empty()) query.reads.assign(query.columns.size(), SnapshotQuery::Read::kValue);
   if (query.reads.size() != query.columns.size()) {
-    return Error(ErrorKind::kInternal, "snapshot of " + impl->table_name + ": reads and columns differ in size");
+    return Error(ErrorKind::kInternal,
+                 "snapshot of " + impl->table_name + ": reads and columns differ in size");
   }
   for (const std::string& k : query.key_columns) {
     size_t i = 0;
     while (i < query.columns.size() && query.columns[i] != k) ++i;
     if (i == query.columns.size()) {
-      return Error(ErrorKind::kInternal, "snapshot of " + impl->table_name + ": key column " + k + " not selected");
+      return Error(ErrorKind::kInternal,
+                   "snapshot of " + impl->table_name + ": key column " + k + " not selected");
     }
     impl->key_index.push_back(i);
   }
@@ -189,7 +186,11 @@ Result<std::unique_ptr<SnapshotReader>> SnapshotReader::Open(Connection& conn, S
   for (size_t i = 0; i < query.columns.size(); ++i) {
     if (i > 0) select += ", ";
     std::string col = QuoteIdentifier(query.columns[i]);
-    select += query.reads[i] == SnapshotQuery::Read::kValue ? col : "(" + col + " + 0) AS " + col;
+    if (query.reads[i] == SnapshotQuery::Read::kValue) {
+      select += col;
+    } else {
+      select.append("(").append(col).append(" + 0) AS ").append(col);
+    }
   }
   select += " FROM " + impl->table_name;
   std::string order;
@@ -209,11 +210,13 @@ Result<std::unique_ptr<SnapshotReader>> SnapshotReader::Open(Connection& conn, S
   auto prepare = [&](const std::string& sql, MYSQL_STMT** out) -> Status {
     *out = mysql_stmt_init(conn.handle());
     if (*out == nullptr) return Error(ErrorKind::kInternal, "mysql_stmt_init: out of memory");
-    if (mysql_stmt_prepare(*out, sql.data(), sql.size()) != 0) return impl->StmtError(*out, "cannot prepare the snapshot of");
+    if (mysql_stmt_prepare(*out, sql.data(), sql.size()) != 0)
+      return impl->StmtError(*out, "cannot prepare the snapshot of");
     return Status::Ok();
   };
   CHSYNC_RETURN_IF_ERROR(prepare(select + order + limit, &impl->first));
-  if (!query.key_columns.empty()) CHSYNC_RETURN_IF_ERROR(prepare(select + where + order + limit, &impl->next));
+  if (!query.key_columns.empty())
+    CHSYNC_RETURN_IF_ERROR(prepare(select + where + order + limit, &impl->next));
   impl->query = std::move(query);
   return std::unique_ptr<SnapshotReader>(new SnapshotReader(std::move(impl)));
 }
@@ -222,8 +225,9 @@ Result<SnapshotReader::Chunk> SnapshotReader::ReadChunk(const Key& after, const 
   Impl& s = *impl_;
   const bool resume = !after.empty();
   if (resume && after.size() != s.key_index.size()) {
-    return Error(ErrorKind::kCorrupt, "snapshot key of " + s.table_name + " has " + std::to_string(after.size()) +
-                                          " values, the table's key " + std::to_string(s.key_index.size()));
+    return Error(ErrorKind::kCorrupt, "snapshot key of " + s.table_name + " has " +
+                                          std::to_string(after.size()) + " values, the table's key " +
+                                          std::to_string(s.key_index.size()));
   }
   MYSQL_STMT* stmt = resume ? s.next : s.first;
 
@@ -351,7 +355,8 @@ Result<SnapshotReader::Chunk> SnapshotReader::ReadChunk(const Key& after, const 
       SnapshotQuery::Read read = s.query.reads[i];
       if (read == SnapshotQuery::Read::kEnumIndex || read == SnapshotQuery::Read::kSetBits) {
         v.kind = read == SnapshotQuery::Read::kEnumIndex ? binlog::ValueKind::kEnum : binlog::ValueKind::kSet;
-        v.type = read == SnapshotQuery::Read::kEnumIndex ? binlog::ColumnType::kEnum : binlog::ColumnType::kSet;
+        v.type =
+            read == SnapshotQuery::Read::kEnumIndex ? binlog::ColumnType::kEnum : binlog::ColumnType::kSet;
         v.u = static_cast<uint64_t>(c.integer);
         continue;
       }
@@ -379,17 +384,17 @@ Result<SnapshotReader::Chunk> SnapshotReader::ReadChunk(const Key& after, const 
       } else if (t == MYSQL_TYPE_DATETIME) {
         v.kind = binlog::ValueKind::kDateTime;
         v.fsp = static_cast<uint8_t>(fields[i].decimals);
-        v.datetime = {static_cast<uint16_t>(c.time.year), static_cast<uint8_t>(c.time.month),
-                      static_cast<uint8_t>(c.time.day), static_cast<uint8_t>(c.time.hour),
-                      static_cast<uint8_t>(c.time.minute), static_cast<uint8_t>(c.time.second),
+        v.datetime = {static_cast<uint16_t>(c.time.year),       static_cast<uint8_t>(c.time.month),
+                      static_cast<uint8_t>(c.time.day),         static_cast<uint8_t>(c.time.hour),
+                      static_cast<uint8_t>(c.time.minute),      static_cast<uint8_t>(c.time.second),
                       static_cast<uint32_t>(c.time.second_part)};
       } else if (t == MYSQL_TYPE_TIMESTAMP) {
         v.kind = binlog::ValueKind::kTimestamp;
         v.fsp = static_cast<uint8_t>(fields[i].decimals);
         bool zero = c.time.year == 0 && c.time.month == 0 && c.time.day == 0;
         int64_t secs = zero ? 0
-                            : DaysFromCivil(c.time.year, c.time.month, c.time.day) * 86400 + c.time.hour * 3600 +
-                                  c.time.minute * 60 + c.time.second;
+                            : DaysFromCivil(c.time.year, c.time.month, c.time.day) * 86400 +
+                                  int64_t{c.time.hour} * 3600 + int64_t{c.time.minute} * 60 + c.time.second;
         v.timestamp = {static_cast<uint32_t>(secs), zero ? 0u : static_cast<uint32_t>(c.time.second_part)};
       } else if (t == MYSQL_TYPE_TIME) {
         v.kind = binlog::ValueKind::kTime;

@@ -60,11 +60,12 @@ class SnapshotReaderTest : public ::testing::Test {
 
 TEST_F(SnapshotReaderTest, CompositeCaseInsensitiveKeyPagesWithoutGapsOrRepeats) {
   Exec(*conn_, {"DROP TABLE IF EXISTS snap_reader.pages",
-               "CREATE TABLE snap_reader.pages (tenant VARCHAR(10) COLLATE utf8mb4_general_ci, n INT, "
-               "note TEXT, PRIMARY KEY (tenant, n))",
-               "INSERT INTO snap_reader.pages VALUES ('a',1,'x'),('a',2,'x'),('B',1,'y'),('b2',5,NULL),"
-               "('c',-3,'z'),('c',0,''),('C0',7,'w'),('é',1,'accent')"});
-  auto reader = SnapshotReader::Open(*conn_, {"snap_reader", "pages", {"tenant", "n", "note"}, {}, {"tenant", "n"}, 3});
+                "CREATE TABLE snap_reader.pages (tenant VARCHAR(10) COLLATE utf8mb4_general_ci, n INT, "
+                "note TEXT, PRIMARY KEY (tenant, n))",
+                "INSERT INTO snap_reader.pages VALUES ('a',1,'x'),('a',2,'x'),('B',1,'y'),('b2',5,NULL),"
+                "('c',-3,'z'),('c',0,''),('C0',7,'w'),('é',1,'accent')"});
+  auto reader =
+      SnapshotReader::Open(*conn_, {"snap_reader", "pages", {"tenant", "n", "note"}, {}, {"tenant", "n"}, 3});
   ASSERT_TRUE(reader.ok()) << reader.error().message();
   std::vector<std::string> seen;
   Key after;
@@ -84,13 +85,14 @@ TEST_F(SnapshotReaderTest, CompositeCaseInsensitiveKeyPagesWithoutGapsOrRepeats)
     if (chunk->last) break;
   }
   EXPECT_EQ(chunks, 3);
-  std::vector<std::string> expected = {"a | 1 | x",    "a | 2 | x",   "B | 1 | y",     "b2 | 5 | NULL",
-                                       "c | -3 | z",   "c | 0 | ",    "C0 | 7 | w",    "é | 1 | accent"};
+  std::vector<std::string> expected = {"a | 1 | x",  "a | 2 | x", "B | 1 | y",  "b2 | 5 | NULL",
+                                       "c | -3 | z", "c | 0 | ",  "C0 | 7 | w", "é | 1 | accent"};
   EXPECT_EQ(seen, expected);
 }
 
 TEST_F(SnapshotReaderTest, EveryTypeIsExact) {
-  Exec(*conn_,
+  Exec(
+      *conn_,
       {"DROP TABLE IF EXISTS snap_reader.types",
        "CREATE TABLE snap_reader.types (id BIGINT UNSIGNED PRIMARY KEY, ti TINYINT, su SMALLINT UNSIGNED, "
        "mi MEDIUMINT, bi BIGINT, f FLOAT, d DOUBLE, dec65 DECIMAL(65,30), y YEAR, dt DATE, dtm DATETIME(6), "
@@ -104,18 +106,19 @@ TEST_F(SnapshotReaderTest, EveryTypeIsExact) {
        "X'00FF7F', REPEAT('ab', 60000), '{\"k\": [1, 2.5, \"s\"]}', ST_GeomFromText('POINT(1 2)'))",
        "INSERT INTO snap_reader.types (id) VALUES (1)"});
   auto reader = SnapshotReader::Open(
-      *conn_,
-      {"snap_reader", "types",
-       {"id", "ti", "su", "mi", "bi", "f", "d", "dec65", "y", "dt", "dtm", "ts", "tm", "b", "e", "s", "vb", "bl", "j"},
-       {SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
-        SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
-        SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
-        SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
-        SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kEnumIndex,
-        SnapshotQuery::Read::kSetBits, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
-        SnapshotQuery::Read::kValue},
-       {"id"},
-       100});
+      *conn_, {"snap_reader",
+               "types",
+               {"id", "ti", "su", "mi", "bi", "f", "d", "dec65", "y", "dt", "dtm", "ts", "tm", "b", "e", "s",
+                "vb", "bl", "j"},
+               {SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
+                SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
+                SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
+                SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
+                SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kEnumIndex,
+                SnapshotQuery::Read::kSetBits, SnapshotQuery::Read::kValue, SnapshotQuery::Read::kValue,
+                SnapshotQuery::Read::kValue},
+               {"id"},
+               100});
   ASSERT_TRUE(reader.ok()) << reader.error().message();
   std::vector<std::vector<binlog::Value>> rows;
   std::vector<std::string> blob_sizes, texts;
@@ -128,13 +131,16 @@ TEST_F(SnapshotReaderTest, EveryTypeIsExact) {
   ASSERT_TRUE(chunk.ok()) << chunk.error().message();
   ASSERT_EQ(chunk->rows, 2u);
   EXPECT_TRUE(chunk->last);
-  EXPECT_EQ(texts[0], "1 | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | "
-                      "NULL | NULL | NULL | NULL");
-  EXPECT_EQ(texts[1],
-            "18446744073709551615 | -128 | 65535 | -8388608 | -9223372036854775808 | 3.1415927 | "
-            "2.718281828459045 | -12345678901234567890123456789012345.123456789012345678901234567891 | 2155 | "
-            "1000-01-01 | 9999-12-31 23:59:59.999999 | 2038-01-19 03:14:07.999 | -838:59:59.00 | 682 | enum#3 | "
-            "set#5 | " + std::string("\x00\xff\x7f", 3));
+  EXPECT_EQ(texts[0],
+            "1 | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | NULL | "
+            "NULL | NULL | NULL | NULL");
+  EXPECT_EQ(
+      texts[1],
+      "18446744073709551615 | -128 | 65535 | -8388608 | -9223372036854775808 | 3.1415927 | "
+      "2.718281828459045 | -12345678901234567890123456789012345.123456789012345678901234567891 | 2155 | "
+      "1000-01-01 | 9999-12-31 23:59:59.999999 | 2038-01-19 03:14:07.999 | -838:59:59.00 | 682 | enum#3 | "
+      "set#5 | " +
+          std::string("\x00\xff\x7f", 3));
   EXPECT_EQ(blob_sizes[1], "120000") << "a 120 KB blob read whole";
   const std::vector<binlog::Value>& full = rows[1];
   EXPECT_EQ(full[0].kind, binlog::ValueKind::kUint);
@@ -152,8 +158,9 @@ TEST_F(SnapshotReaderTest, EveryTypeIsExact) {
 }
 
 TEST_F(SnapshotReaderTest, TableWithoutKeyIsReadInOnePass) {
-  Exec(*conn_, {"DROP TABLE IF EXISTS snap_reader.nokey", "CREATE TABLE snap_reader.nokey (a INT, b VARCHAR(5))",
-               "INSERT INTO snap_reader.nokey VALUES (1,'x'),(1,'x'),(2,NULL)"});
+  Exec(*conn_,
+       {"DROP TABLE IF EXISTS snap_reader.nokey", "CREATE TABLE snap_reader.nokey (a INT, b VARCHAR(5))",
+        "INSERT INTO snap_reader.nokey VALUES (1,'x'),(1,'x'),(2,NULL)"});
   auto reader = SnapshotReader::Open(*conn_, {"snap_reader", "nokey", {"a", "b"}, {}, {}, 1000});
   ASSERT_TRUE(reader.ok()) << reader.error().message();
   int rows = 0;
@@ -169,7 +176,7 @@ TEST_F(SnapshotReaderTest, TableWithoutKeyIsReadInOnePass) {
 
 TEST_F(SnapshotReaderTest, CallbackErrorStopsTheRead) {
   Exec(*conn_, {"DROP TABLE IF EXISTS snap_reader.stop", "CREATE TABLE snap_reader.stop (id INT PRIMARY KEY)",
-               "INSERT INTO snap_reader.stop VALUES (1),(2),(3)"});
+                "INSERT INTO snap_reader.stop VALUES (1),(2),(3)"});
   auto reader = SnapshotReader::Open(*conn_, {"snap_reader", "stop", {"id"}, {}, {"id"}, 10});
   ASSERT_TRUE(reader.ok());
   int rows = 0;

@@ -36,7 +36,8 @@ Result<TableFilter> TableFilter::Parse(std::string_view spec) {
   size_t start = 0;
   while (start <= spec.size()) {
     size_t comma = spec.find(',', start);
-    std::string_view item = Trim(spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
+    std::string_view item =
+        Trim(spec.substr(start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     start = comma == std::string_view::npos ? spec.size() + 1 : comma + 1;
     if (item.empty()) continue;
     Pattern p;
@@ -62,7 +63,8 @@ Result<TableFilter> TableFilter::Parse(std::string_view spec) {
   bool any_include = false;
   for (const auto& p : f.patterns_) any_include |= !p.exclude;
   if (!any_include) {
-    return Error(ErrorKind::kUsage, "--tables '" + std::string(spec) + "' selects nothing: give at least one DB.TABLE pattern");
+    return Error(ErrorKind::kUsage,
+                 "--tables '" + std::string(spec) + "' selects nothing: give at least one DB.TABLE pattern");
   }
   return f;
 }

@@ -10,7 +10,8 @@ namespace {
 
 std::string Lower(std::string_view s) {
   std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
@@ -42,10 +43,11 @@ std::string NoteForColumnType(std::string_view data_type, std::string_view colum
 }
 
 Result<std::vector<TableInfo>> InspectTables(Connection& conn, const TableFilter& filter) {
-  CHSYNC_ASSIGN_OR_RETURN(QueryResult tables,
-                          conn.Query("SELECT TABLE_SCHEMA, TABLE_NAME, IFNULL(ENGINE,''), IFNULL(TABLE_ROWS,0) "
-                                     "FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
-                                     "ORDER BY TABLE_SCHEMA, TABLE_NAME"));
+  CHSYNC_ASSIGN_OR_RETURN(
+      QueryResult tables,
+      conn.Query("SELECT TABLE_SCHEMA, TABLE_NAME, IFNULL(ENGINE,''), IFNULL(TABLE_ROWS,0) "
+                 "FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE TABLE' "
+                 "ORDER BY TABLE_SCHEMA, TABLE_NAME"));
   std::vector<TableInfo> out;
   std::map<Key, size_t> index;
   for (const auto& row : tables.rows) {
@@ -62,32 +64,38 @@ Result<std::vector<TableInfo>> InspectTables(Connection& conn, const TableFilter
   }
   if (out.empty()) return out;
 
-  CHSYNC_ASSIGN_OR_RETURN(QueryResult keys,
-                          conn.Query("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME FROM information_schema.STATISTICS "
-                                     "WHERE INDEX_NAME = 'PRIMARY' ORDER BY TABLE_SCHEMA, TABLE_NAME, SEQ_IN_INDEX"));
+  CHSYNC_ASSIGN_OR_RETURN(
+      QueryResult keys,
+      conn.Query("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME FROM information_schema.STATISTICS "
+                 "WHERE INDEX_NAME = 'PRIMARY' ORDER BY TABLE_SCHEMA, TABLE_NAME, SEQ_IN_INDEX"));
   for (const auto& row : keys.rows) {
     if (row.size() < 3 || !row[0] || !row[1] || !row[2]) continue;
     auto it = index.find({*row[0], *row[1]});
     if (it != index.end()) out[it->second].primary_key.push_back(*row[2]);
   }
 
-  CHSYNC_ASSIGN_OR_RETURN(QueryResult columns,
-                          conn.Query("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE "
-                                     "FROM information_schema.COLUMNS ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION"));
+  CHSYNC_ASSIGN_OR_RETURN(
+      QueryResult columns,
+      conn.Query("SELECT TABLE_SCHEMA, TABLE_NAME, COLUMN_NAME, DATA_TYPE, COLUMN_TYPE "
+                 "FROM information_schema.COLUMNS ORDER BY TABLE_SCHEMA, TABLE_NAME, ORDINAL_POSITION"));
   for (const auto& row : columns.rows) {
     if (row.size() < 5 || !row[0] || !row[1]) continue;
     auto it = index.find({*row[0], *row[1]});
     if (it == index.end()) continue;
     std::string note = NoteForColumnType(row[3].value_or(""), row[4].value_or(""));
-    if (!note.empty()) out[it->second].notes.push_back({row[2].value_or(""), row[4].value_or(""), std::move(note)});
+    if (!note.empty())
+      out[it->second].notes.push_back({row[2].value_or(""), row[4].value_or(""), std::move(note)});
   }
 
   for (TableInfo& t : out) {
     if (!t.engine.empty() && Lower(t.engine) != "innodb") {
-      t.notes.push_back({"", "", "engine " + t.engine + " is not transactional: a statement that fails halfway "
-                                 "leaves the rows it changed, and chsync replicates exactly those"});
+      t.notes.push_back({"", "",
+                         "engine " + t.engine +
+                             " is not transactional: a statement that fails halfway "
+                             "leaves the rows it changed, and chsync replicates exactly those"});
     }
-    Status s = conn.Execute("SELECT 1 FROM " + QuoteIdentifier(t.database) + "." + QuoteIdentifier(t.name) + " LIMIT 0");
+    Status s = conn.Execute("SELECT 1 FROM " + QuoteIdentifier(t.database) + "." + QuoteIdentifier(t.name) +
+                            " LIMIT 0");
     if (!s.ok()) {
       if (s.error().kind() == ErrorKind::kNetwork) return std::move(s).error();
       t.select_ok = false;

@@ -25,8 +25,8 @@ struct TableInfo {
   uint64_t row_estimate = 0;             ///< information_schema TABLE_ROWS (an estimate for InnoDB)
   std::vector<std::string> primary_key;  ///< in key order; empty when the table has none
   std::vector<ColumnNote> notes;
-  bool select_ok = true;                 ///< the user can SELECT from it
-  std::string select_error;              ///< the server's message when it cannot
+  bool select_ok = true;     ///< the user can SELECT from it
+  std::string select_error;  ///< the server's message when it cannot
 };
 
 /// Lists the base tables matching `filter` with their keys, row estimates and column notes, and

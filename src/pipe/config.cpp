@@ -20,7 +20,8 @@ Error ConfigError(const std::string& where, const std::string& key, const std::s
   return Error(ErrorKind::kConfig, where + ": '" + key + "' " + what);
 }
 
-Status ReadString(const YAML::Node& node, const std::string& where, const std::string& key, std::string& out) {
+Status ReadString(const YAML::Node& node, const std::string& where, const std::string& key,
+                  std::string& out) {
   if (!node.IsScalar()) return ConfigError(where, key, "must be a text value");
   out = node.as<std::string>();
   return Status::Ok();
@@ -36,8 +37,9 @@ Status ReadUint(const YAML::Node& node, const std::string& where, const std::str
   }
   v = std::stoull(text);
   if (v < min || v > max) {
-    return ConfigError(where, key, "must be between " + std::to_string(min) + " and " + std::to_string(max) +
-                                       ", not " + text);
+    return ConfigError(
+        where, key,
+        "must be between " + std::to_string(min) + " and " + std::to_string(max) + ", not " + text);
   }
   out = v;
   return Status::Ok();
@@ -63,9 +65,11 @@ Setter Number(T PipeConfig::*field, uint64_t min, uint64_t max) {
 
 Status Apply(const YAML::Node& map, const std::string& prefix, const std::string& origin,
              const std::map<std::string, Setter>& setters, PipeConfig& config) {
-  if (!map.IsMap()) return Error(ErrorKind::kConfig, Where(origin, map) + ": '" + prefix + "' must be a mapping of keys");
+  if (!map.IsMap())
+    return Error(ErrorKind::kConfig, Where(origin, map) + ": '" + prefix + "' must be a mapping of keys");
   for (const auto& item : map) {
-    std::string key = prefix.empty() ? item.first.as<std::string>() : prefix + "." + item.first.as<std::string>();
+    std::string key =
+        prefix.empty() ? item.first.as<std::string>() : prefix + "." + item.first.as<std::string>();
     std::string where = Where(origin, item.first);
     if (item.second.IsMap()) {
       CHSYNC_RETURN_IF_ERROR(Apply(item.second, key, origin, setters, config));
@@ -113,7 +117,8 @@ Status LoadConfigText(std::string_view yaml, const std::string& origin, PipeConf
   try {
     root = YAML::Load(std::string(yaml));
   } catch (const YAML::Exception& e) {
-    return Error(ErrorKind::kConfig, origin + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
+    return Error(ErrorKind::kConfig,
+                 origin + ":" + std::to_string(e.mark.line + 1) + ": not valid YAML: " + e.msg);
   }
   if (root.IsNull()) return Status::Ok();
   try {
@@ -132,11 +137,14 @@ Status LoadConfigFile(const std::string& path, PipeConfig& config) {
 }
 
 Status Validate(const PipeConfig& c) {
-  if (c.source.empty()) return Error(ErrorKind::kConfig, "no source: give --source mysql://USER@HOST:PORT (file key: source)");
+  if (c.source.empty())
+    return Error(ErrorKind::kConfig, "no source: give --source mysql://USER@HOST:PORT (file key: source)");
   if (c.dest.empty()) return Error(ErrorKind::kConfig, "no destination: give --dest URL (file key: dest)");
-  if (c.state.empty()) return Error(ErrorKind::kConfig, "no state directory: give --state DIR (file key: state)");
+  if (c.state.empty())
+    return Error(ErrorKind::kConfig, "no state directory: give --state DIR (file key: state)");
   if (c.log_level != "debug" && c.log_level != "info" && c.log_level != "warn" && c.log_level != "error") {
-    return Error(ErrorKind::kConfig, "log_level must be debug, info, warn or error, not '" + c.log_level + "'");
+    return Error(ErrorKind::kConfig,
+                 "log_level must be debug, info, warn or error, not '" + c.log_level + "'");
   }
   return Status::Ok();
 }

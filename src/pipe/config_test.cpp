@@ -43,7 +43,8 @@ TEST(PipeConfig, UnknownKeyNamesFileLineAndKnownKeys) {
   Status s = LoadConfigText("source: x\nsnapshot:\n  paralelism: 3\n", "pipe.yaml", c);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
-  EXPECT_NE(s.error().message().find("pipe.yaml:3: 'snapshot.paralelism' is not a setting"), std::string::npos)
+  EXPECT_NE(s.error().message().find("pipe.yaml:3: 'snapshot.paralelism' is not a setting"),
+            std::string::npos)
       << s.error().message();
   EXPECT_NE(s.error().message().find("snapshot.parallelism"), std::string::npos);
 }
@@ -61,7 +62,8 @@ TEST(PipeConfig, BadValuesAreNamed) {
       << s.error().message();
   s = LoadConfigText("source: [a, b]\n", "p.yaml", c);
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message().find("'source' must be a text value"), std::string::npos) << s.error().message();
+  EXPECT_NE(s.error().message().find("'source' must be a text value"), std::string::npos)
+      << s.error().message();
   s = LoadConfigText("source: [a, b\n", "p.yaml", c);
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("not valid YAML"), std::string::npos) << s.error().message();

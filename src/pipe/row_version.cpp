@@ -20,11 +20,13 @@ Result<uint64_t> RowVersion(const RowCoordinate& c) {
 Result<uint32_t> BinlogFileSequence(std::string_view name) {
   size_t dot = name.rfind('.');
   std::string_view digits = dot == std::string_view::npos ? std::string_view() : name.substr(dot + 1);
-  if (digits.empty() || digits.size() > 10 || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+  if (digits.empty() || digits.size() > 10 ||
+      digits.find_first_not_of("0123456789") != std::string_view::npos) {
     return Error(ErrorKind::kCorrupt, "binlog file name '" + std::string(name) + "' has no numeric suffix");
   }
   uint64_t v = std::stoull(std::string(digits));
-  if (v > UINT32_MAX) return Error(ErrorKind::kCorrupt, "binlog file number too large in '" + std::string(name) + "'");
+  if (v > UINT32_MAX)
+    return Error(ErrorKind::kCorrupt, "binlog file number too large in '" + std::string(name) + "'");
   return static_cast<uint32_t>(v);
 }
 

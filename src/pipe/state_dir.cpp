@@ -43,7 +43,8 @@ Status MakeDirs(const std::string& dir) {
     pos = dir.find('/', pos + 1);
     partial = dir.substr(0, pos);
     if (partial.empty()) continue;
-    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) return IoError("cannot create directory", partial);
+    if (mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST)
+      return IoError("cannot create directory", partial);
   }
   return Status::Ok();
 }
@@ -92,8 +93,9 @@ Result<std::optional<Checkpoint>> ReadCheckpoint(const std::string& dir) {
   if (!c.ok()) {
     Error e = std::move(c).error();
     e.AddContext("in " + path);
-    return Error(e.kind(), e.message() + " (the pipe state is damaged: restore the file from a backup, or start "
-                                         "over with an empty --state directory and chsync resync)");
+    return Error(e.kind(), e.message() +
+                               " (the pipe state is damaged: restore the file from a backup, or start "
+                               "over with an empty --state directory and chsync resync)");
   }
   return std::optional<Checkpoint>(std::move(*c));
 }
@@ -107,9 +109,10 @@ Result<std::unique_ptr<StateDir>> StateDir::Open(const std::string& dir) {
     int err = errno;
     close(fd);
     if (err == EWOULDBLOCK) {
-      return Error(ErrorKind::kConfig, "state directory " + dir +
-                                           " is in use by another chsync process: stop it first, or give this "
-                                           "pipe its own --state directory");
+      return Error(ErrorKind::kConfig,
+                   "state directory " + dir +
+                       " is in use by another chsync process: stop it first, or give this "
+                       "pipe its own --state directory");
     }
     errno = err;
     return IoError("cannot lock", lock_path);
@@ -117,9 +120,13 @@ Result<std::unique_ptr<StateDir>> StateDir::Open(const std::string& dir) {
   return std::unique_ptr<StateDir>(new StateDir(dir, fd));
 }
 
-StateDir::~StateDir() { close(lock_fd_); }
+StateDir::~StateDir() {
+  close(lock_fd_);
+}
 
-Result<std::optional<Checkpoint>> StateDir::Load() const { return ReadCheckpoint(dir_); }
+Result<std::optional<Checkpoint>> StateDir::Load() const {
+  return ReadCheckpoint(dir_);
+}
 
 Status StateDir::Save(const Checkpoint& checkpoint) {
   return WriteFileAtomically(dir_ + "/" + kCheckpointFile, ToJson(checkpoint));

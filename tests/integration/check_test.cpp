@@ -106,7 +106,8 @@ TEST(CheckCommand, MinimalMetadataPassesInOrdinalMode) {
                  "CREATE TABLE IF NOT EXISTS check_minimal.t (id INT PRIMARY KEY, v VARCHAR(10))"});
   ProcessResult r = Check(source, RequireEnv("CHSYNC_TEST_CLICKHOUSE"), "check_minimal.*");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("MINIMAL: ordinal mode, columns matched by position"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("MINIMAL: ordinal mode, columns matched by position"), std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("warning   binlog_row_metadata is MINIMAL"), std::string::npos) << r.output;
 }
 
@@ -143,7 +144,8 @@ TEST(CheckCommand, NoMatchingTableIsBlocked) {
   ProcessResult r = Check(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), RequireEnv("CHSYNC_TEST_CLICKHOUSE"),
                           "no_such_db_anywhere.*");
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_NE(r.output.find("no table matches --tables 'no_such_db_anywhere.*'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("no table matches --tables 'no_such_db_anywhere.*'"), std::string::npos)
+      << r.output;
 }
 
 TEST(CheckCommand, WrongSourcePasswordIsClearAndSecret) {
@@ -177,10 +179,12 @@ TEST(CheckCommand, ClosedPortsNameTheAddress) {
 
 TEST(CheckCommand, BadUsageExitsTwo) {
   EXPECT_EQ(RunProcess({ChsyncBinary(), "check", "--source", "mysql://u:p@h:1"}).exit_code, 2);
-  ProcessResult bad_url = RunProcess({ChsyncBinary(), "check", "--source", "nonsense", "--dest", "file:/tmp/x"});
+  ProcessResult bad_url =
+      RunProcess({ChsyncBinary(), "check", "--source", "nonsense", "--dest", "file:/tmp/x"});
   EXPECT_EQ(bad_url.exit_code, 2);
   EXPECT_NE(bad_url.output.find("--source"), std::string::npos) << bad_url.output;
-  ProcessResult bad_dest = RunProcess({ChsyncBinary(), "check", "--source", "mysql://u:p@h:1", "--dest", "ftp://x"});
+  ProcessResult bad_dest =
+      RunProcess({ChsyncBinary(), "check", "--source", "mysql://u:p@h:1", "--dest", "ftp://x"});
   EXPECT_EQ(bad_dest.exit_code, 2);
   EXPECT_NE(bad_dest.output.find("--dest must be"), std::string::npos) << bad_dest.output;
   ProcessResult bad_tables = RunProcess(

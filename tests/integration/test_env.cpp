@@ -49,11 +49,14 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector
   return result;
 }
 
-std::string ChsyncBinary() { return CHSYNC_BINARY_DIR "/src/cli/chsync"; }
+std::string ChsyncBinary() {
+  return CHSYNC_BINARY_DIR "/src/cli/chsync";
+}
 
 std::string MakeTempDir(const std::string& prefix) {
   const char* base = std::getenv("CHSYNC_TEST_TMPDIR");
-  std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + ".XXXXXX";
+  std::string pattern =
+      std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/" + prefix + ".XXXXXX";
   std::vector<char> buf(pattern.begin(), pattern.end());
   buf.push_back('\0');
   if (mkdtemp(buf.data()) == nullptr) {

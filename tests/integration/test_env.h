@@ -28,7 +28,8 @@ struct ProcessResult {
 
 /// Runs `argv` (argv[0] is a path) with `extra_env` ("NAME=value") added to the environment,
 /// waits for it, and returns its exit code and combined output.
-ProcessResult RunProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+ProcessResult RunProcess(const std::vector<std::string>& argv,
+                         const std::vector<std::string>& extra_env = {});
 
 /// Path of the built chsync executable.
 std::string ChsyncBinary();

@@ -1,0 +1,656 @@
+#include "binlog/event_printer.h"
+
+#include <charconv>
+#include <cstdio>
+
+#include "binlog/json_binary.h"
+
+namespace chsync::binlog {
+namespace {
+
+constexpr uint32_t kBinaryCollation = 63;
+
+template <typename T>
+void Num(T v, std::string& out) {
+  char buf[40];
+  auto res = std::to_chars(buf, buf + sizeof buf, v);
+  out.append(buf, res.ptr);
+}
+
+void Hex(std::string_view bytes, std::string& out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (char c : bytes) {
+    auto u = static_cast<uint8_t>(c);
+    out.push_back(kHex[u >> 4]);
+    out.push_back(kHex[u & 15]);
+  }
+}
+
+// Length of the valid UTF-8 sequence starting at s[i], or 0.
+size_t Utf8Length(std::string_view s, size_t i) {
+  auto b = static_cast<uint8_t>(s[i]);
+  size_t n = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 && b < 0xe0 ? 2 : 0;
+  if (n == 0 || b > 0xf4 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((static_cast<uint8_t>(s[i + k]) & 0xc0) != 0x80) return 0;
+  }
+  return n;
+}
+
+bool IsUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    auto b = static_cast<uint8_t>(s[i]);
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t n = Utf8Length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+// 'text' with \\, \', \n, \r, \t, \0 and \xNN for other control bytes and invalid UTF-8.
+void Quote(std::string_view s, std::string& out) {
+  out.push_back('\'');
+  for (size_t i = 0; i < s.size();) {
+    char c = s[i];
+    auto u = static_cast<uint8_t>(c);
+    if (u >= 0x80) {
+      size_t n = Utf8Length(s, i);
+      if (n > 0) {
+        out.append(s.substr(i, n));
+        i += n;
+        continue;
+      }
+    }
+    switch (c) {
+      case '\\': out.append("\\\\"); break;
+      case '\'': out.append("\\'"); break;
+      case '\n': out.append("\\n"); break;
+      case '\r': out.append("\\r"); break;
+      case '\t': out.append("\\t"); break;
+      case '\0': out.append("\\0"); break;
+      default:
+        if (u < 0x20 || u >= 0x7f) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out.append("\\x");
+          out.push_back(kHex[u >> 4]);
+          out.push_back(kHex[u & 15]);
+        } else {
+          out.push_back(c);
+        }
+    }
+    ++i;
+  }
+  out.push_back('\'');
+}
+
+void Uuid(const std::array<uint8_t, 16>& sid, std::string& out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) out.push_back('-');
+    out.push_back(kHex[sid[i] >> 4]);
+    out.push_back(kHex[sid[i] & 15]);
+  }
+}
+
+std::string GtidSetText(const std::vector<GtidSetEntry>& sets) {
+  std::string out;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    Uuid(sets[i].sid, out);
+    if (!sets[i].tag.empty()) {
+      out.push_back(':');
+      out.append(sets[i].tag);
+    }
+    for (const auto& [start, end] : sets[i].intervals) {
+      out.push_back(':');
+      Num(start, out);
+      if (end > start + 1) {
+        out.push_back('-');
+        Num(end - 1, out);
+      }
+    }
+  }
+  return out;
+}
+
+std::string SetText(uint64_t bits, const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < 64; ++i) {
+    if (bits & (uint64_t{1} << i)) {
+      if (!out.empty()) out.push_back(',');
+      out.append(names[i]);
+    }
+  }
+  return out;
+}
+
+std::string ColumnName(const TableMap* t, size_t i) {
+  if (t && i < t->columns.size() && !t->columns[i].name.empty()) return t->columns[i].name;
+  return "@" + std::to_string(i + 1);
+}
+
+std::string TypeText(const ColumnInfo& c) {
+  std::string s(ColumnTypeName(c.real_type));
+  switch (c.real_type) {
+    case ColumnType::kNewDecimal:
+      s += "(" + std::to_string(c.metadata >> 8) + "," + std::to_string(c.metadata & 0xff) + ")";
+      break;
+    case ColumnType::kVarchar:
+    case ColumnType::kVarString:
+    case ColumnType::kString:
+    case ColumnType::kMariaVarcharCompressed: s += "(" + std::to_string(c.max_length) + ")"; break;
+    case ColumnType::kBit:
+      s += "(" + std::to_string((c.metadata >> 8) * 8 + (c.metadata & 0xff)) + ")";
+      break;
+    case ColumnType::kTimestamp2:
+    case ColumnType::kDateTime2:
+    case ColumnType::kTime2:
+    case ColumnType::kFloat:
+    case ColumnType::kDouble:
+    case ColumnType::kBlob:
+    case ColumnType::kGeometry:
+    case ColumnType::kJson:
+    case ColumnType::kVector:
+    case ColumnType::kMariaBlobCompressed: s += "(" + std::to_string(c.metadata) + ")"; break;
+    case ColumnType::kEnum:
+    case ColumnType::kSet: s += "(" + std::to_string(c.metadata & 0xff) + ")"; break;
+    default: break;
+  }
+  return s;
+}
+
+class Printer {
+ public:
+  Printer(PrintFormat format, std::string& out) : json_(format == PrintFormat::kJson), out_(out) {}
+
+  void Print(const Event& e) {
+    Begin(e);
+    std::visit([&](const auto& body) { Body(e, body); }, e.body);
+    End();
+    if (const auto* p = std::get_if<TransactionPayloadEvent>(&e.body)) {
+      for (const Event& inner : p->events) Print(inner);
+    }
+  }
+
+ private:
+  // --- generic field writers (text: " key=value"; JSON: ,"key":value)
+  void Key(std::string_view k) {
+    if (json_) {
+      out_.append(",\"");
+      out_.append(k);
+      out_.append("\":");
+    } else {
+      out_.push_back(' ');
+      out_.append(k);
+      out_.push_back('=');
+    }
+  }
+  template <typename T>
+  void Field(std::string_view k, T v) {
+    Key(k);
+    Num(v, out_);
+  }
+  void Str(std::string_view k, std::string_view v) {
+    Key(k);
+    StrValue(v);
+  }
+  void StrValue(std::string_view v) {
+    if (json_) {
+      if (IsUtf8(v)) {
+        AppendJsonString(v, out_);
+      } else {
+        out_.append("{\"hex\":\"");
+        Hex(v, out_);
+        out_.append("\"}");
+      }
+    } else {
+      Quote(v, out_);
+    }
+  }
+  void Flag(std::string_view k) {
+    if (json_) {
+      Key(k);
+      out_.append("true");
+    } else {
+      out_.push_back(' ');
+      out_.append(k);
+    }
+  }
+  void HexField(std::string_view k, uint64_t v) {
+    Key(k);
+    char buf[24];
+    int n =
+        std::snprintf(buf, sizeof buf, json_ ? "\"0x%llx\"" : "0x%llx", static_cast<unsigned long long>(v));
+    out_.append(buf, static_cast<size_t>(n));
+  }
+  template <typename T>
+  void Opt(std::string_view k, const std::optional<T>& v) {
+    if (v) Field(k, *v);
+  }
+
+  void Begin(const Event& e) {
+    std::string where(e.file);
+    if (json_) {
+      out_.append("{\"file\":");
+      AppendJsonString(e.file, out_);
+      out_.append(",\"position\":");
+      Num(e.position, out_);
+      if (e.payload_index) Field("payload_index", *e.payload_index);
+      out_.append(",\"type\":\"");
+      out_.append(TypeName(e));
+      out_.push_back('"');
+    } else {
+      out_.append(e.file);
+      out_.push_back(':');
+      Num(e.position, out_);
+      if (e.payload_index) {
+        out_.push_back('#');
+        Num(*e.payload_index, out_);
+      }
+      out_.push_back(' ');
+      out_.append(TypeName(e));
+    }
+    Field("ts", e.header.timestamp);
+    Field("server_id", e.header.server_id);
+    Field("size", e.header.event_size);
+    Field("log_pos", e.header.log_pos);
+    HexField("flags", e.header.flags);
+    if (e.checksum_verified) Flag("crc_ok");
+  }
+  void End() { out_.append(json_ ? "}\n" : "\n"); }
+
+  static std::string TypeName(const Event& e) {
+    std::string_view n = EventTypeName(e.header.type);
+    if (n == "UNKNOWN") return "UNKNOWN_" + std::to_string(static_cast<int>(e.header.type));
+    return std::string(n);
+  }
+
+  // --- bodies
+  void Body(const Event&, const OtherEvent& o) { Field("body_bytes", o.body.size()); }
+  void Body(const Event&, const FormatDescriptionEvent& f) {
+    Field("binlog_version", f.binlog_version);
+    Str("server_version", f.server_version);
+    Field("create_ts", f.create_timestamp);
+    Field("header_length", static_cast<unsigned>(f.header_length));
+    Str("checksum", f.checksum == ChecksumAlgorithm::kCrc32 ? "CRC32" : "NONE");
+    Field("post_header_lengths", f.post_header_lengths.size());
+    if (f.crc_matched_without_in_use_flag) Flag("crc_ok_without_in_use_flag");
+  }
+  void Body(const Event&, const StartV3Event& s) {
+    Field("binlog_version", s.binlog_version);
+    Str("server_version", s.server_version);
+    Field("create_ts", s.create_timestamp);
+  }
+  void Body(const Event& e, const RotateEvent& r) {
+    if (e.header.flags & kFlagArtificial) Flag("artificial");
+    Str("next_file", r.next_file);
+    Field("next_position", r.position);
+  }
+  void Body(const Event&, const QueryEvent& q) {
+    Field("thread_id", q.thread_id);
+    Field("exec_time", q.exec_time);
+    Field("error_code", q.error_code);
+    if (q.compressed) Flag("compressed");
+    const QueryStatus& s = q.status;
+    if (s.flags2) HexField("flags2", *s.flags2);
+    if (s.sql_mode) HexField("sql_mode", *s.sql_mode);
+    if (s.catalog) Str("catalog", *s.catalog);
+    Opt("auto_increment_increment", s.auto_increment_increment);
+    Opt("auto_increment_offset", s.auto_increment_offset);
+    Opt("charset_client", s.client_charset);
+    Opt("collation_connection", s.collation_connection);
+    Opt("collation_server", s.collation_server);
+    if (s.time_zone) Str("time_zone", *s.time_zone);
+    Opt("lc_time_names", s.lc_time_names);
+    Opt("collation_database", s.collation_database);
+    Opt("table_map_for_update", s.table_map_for_update);
+    Opt("master_data_written", s.master_data_written);
+    if (s.invoker_user) Str("invoker_user", *s.invoker_user);
+    if (s.invoker_host) Str("invoker_host", *s.invoker_host);
+    for (auto db : s.updated_db_names) Str("updated_db", db);
+    if (s.updated_db_names_over_max) Flag("updated_dbs_over_max");
+    Opt("microseconds", s.microseconds);
+    Opt("explicit_defaults_for_timestamp", s.explicit_defaults_for_timestamp);
+    Opt("ddl_xid", s.ddl_xid);
+    Opt("default_collation_for_utf8mb4", s.default_collation_for_utf8mb4);
+    Opt("sql_require_primary_key", s.sql_require_primary_key);
+    Opt("default_table_encryption", s.default_table_encryption);
+    Opt("gtid_flags3", s.gtid_flags3);
+    Opt("unknown_status_code", s.unknown_code);
+    Str("db", q.database);
+    Str("query", q.query);
+  }
+  void Body(const Event&, const XidEvent& x) { Field("xid", x.xid); }
+  void Body(const Event&, const IntvarEvent& i) {
+    Field("kind", static_cast<unsigned>(i.kind));
+    Field("value", i.value);
+  }
+  void Body(const Event&, const RandEvent& r) {
+    Field("seed1", r.seed1);
+    Field("seed2", r.seed2);
+  }
+  void Body(const Event&, const UserVarEvent& u) {
+    Str("name", u.name);
+    if (u.is_null) {
+      Flag("null");
+      return;
+    }
+    Field("value_type", static_cast<unsigned>(u.value_type));
+    Field("charset", u.charset);
+    Key("value");
+    if (json_) {
+      out_.push_back('"');
+      Hex(u.value, out_);
+      out_.push_back('"');
+    } else {
+      out_.append("x'");
+      Hex(u.value, out_);
+      out_.push_back('\'');
+    }
+  }
+  void TableName(const TableMap& t) {
+    Key("table");
+    StrValue(t.database + "." + t.table);
+  }
+  void Body(const Event&, const TableMapEvent& tm) {
+    const TableMap& t = *tm.table;
+    Field("table_id", t.table_id);
+    TableName(t);
+    Field("flags", t.flags);
+    Key("columns");
+    out_.push_back('[');
+    for (size_t i = 0; i < t.columns.size(); ++i) {
+      const ColumnInfo& c = t.columns[i];
+      if (i > 0) out_.append(json_ ? "," : ", ");
+      std::string desc = ColumnName(&t, i) + " " + TypeText(c);
+      if (c.is_unsigned) desc += *c.is_unsigned ? " unsigned" : " signed";
+      if (!c.nullable) desc += " not_null";
+      if (c.charset) desc += " collation=" + std::to_string(*c.charset);
+      if (c.geometry_type) desc += " geometry_type=" + std::to_string(*c.geometry_type);
+      if (c.visible && !*c.visible) desc += " invisible";
+      if (c.vector_dimensions) desc += " dimensions=" + std::to_string(*c.vector_dimensions);
+      if (!c.enum_values.empty()) {
+        desc += " values=(";
+        for (size_t k = 0; k < c.enum_values.size(); ++k) {
+          if (k > 0) desc += ",";
+          std::string q;
+          Quote(c.enum_values[k], q);
+          desc += q;
+        }
+        desc += ")";
+      }
+      if (json_) {
+        AppendJsonString(desc, out_);
+      } else {
+        out_.append(desc);
+      }
+    }
+    out_.push_back(']');
+    if (!t.primary_key.empty()) {
+      Key("primary_key");
+      out_.push_back('[');
+      for (size_t i = 0; i < t.primary_key.size(); ++i) {
+        if (i > 0) out_.push_back(',');
+        Num(t.primary_key[i], out_);
+        if (t.primary_key_prefix[i]) {
+          out_.push_back(json_ ? '.' : '/');
+          Num(t.primary_key_prefix[i], out_);
+        }
+      }
+      out_.push_back(']');
+    }
+    Opt("default_collation", t.default_charset);
+    Opt("enum_set_default_collation", t.enum_set_default_charset);
+    if (!t.metadata_kinds.empty()) {
+      Key("optional_metadata");
+      out_.push_back('[');
+      for (size_t i = 0; i < t.metadata_kinds.size(); ++i) {
+        if (i > 0) out_.push_back(',');
+        Num(static_cast<unsigned>(t.metadata_kinds[i]), out_);
+      }
+      out_.push_back(']');
+    }
+  }
+
+  void ValueOut(const Value& v, const ColumnInfo* c) {
+    switch (v.kind) {
+      case ValueKind::kString:
+        if (c && c->charset && *c->charset == kBinaryCollation) {
+          if (json_) {
+            out_.append("{\"hex\":\"");
+            Hex(v.text, out_);
+            out_.append("\"}");
+          } else {
+            out_.append("x'");
+            Hex(v.text, out_);
+            out_.push_back('\'');
+          }
+        } else {
+          StrValue(v.text);
+        }
+        return;
+      case ValueKind::kGeometry:
+        if (json_) {
+          out_.append("{\"hex\":\"");
+          Hex(v.text, out_);
+          out_.append("\"}");
+        } else {
+          out_.append("x'");
+          Hex(v.text, out_);
+          out_.push_back('\'');
+        }
+        return;
+      case ValueKind::kJson:
+      case ValueKind::kJsonDiff:
+        if (!json_ && v.kind == ValueKind::kJsonDiff) out_.append("diff:");
+        if (json_ && v.kind == ValueKind::kJsonDiff) {
+          out_.append("{\"json_diff\":");
+          out_.append(v.text);
+          out_.push_back('}');
+        } else if (json_) {
+          out_.append(v.text);
+        } else {
+          Quote(v.text, out_);
+        }
+        return;
+      case ValueKind::kEnum:
+        if (c && v.u >= 1 && v.u <= c->enum_values.size()) {
+          if (!json_) {
+            Num(v.u, out_);
+            out_.push_back('(');
+          }
+          StrValue(c->enum_values[v.u - 1]);
+          if (!json_) out_.push_back(')');
+          return;
+        }
+        Num(v.u, out_);
+        return;
+      case ValueKind::kSet:
+        if (c && !c->enum_values.empty()) {
+          if (!json_) {
+            Num(v.u, out_);
+            out_.push_back('(');
+          }
+          StrValue(SetText(v.u, c->enum_values));
+          if (!json_) out_.push_back(')');
+          return;
+        }
+        Num(v.u, out_);
+        return;
+      case ValueKind::kNull: out_.append(json_ ? "null" : "NULL"); return;
+      case ValueKind::kDecimal:
+      case ValueKind::kYear:
+      case ValueKind::kDate:
+      case ValueKind::kTime:
+      case ValueKind::kDateTime:
+      case ValueKind::kTimestamp: {
+        std::string s;
+        AppendValueText(v, s);
+        if (json_) {
+          AppendJsonString(s, out_);
+        } else if (v.kind == ValueKind::kDecimal || v.kind == ValueKind::kYear) {
+          out_.append(s);
+        } else {
+          Quote(s, out_);
+        }
+        return;
+      }
+      default: AppendValueText(v, out_); return;
+    }
+  }
+
+  void Image(std::string_view label, RowImage image, const TableMap* t) {
+    if (json_) {
+      out_.push_back('"');
+      out_.append(label);
+      out_.append("\":{");
+    } else {
+      out_.append(label);
+      out_.append("={");
+    }
+    bool first = true;
+    for (size_t i = 0; i < image.size(); ++i) {
+      const Value& v = image[i];
+      if (v.is_absent()) continue;
+      if (!first) out_.append(json_ ? "," : " ");
+      first = false;
+      if (json_) {
+        AppendJsonString(ColumnName(t, i), out_);
+        out_.push_back(':');
+      } else {
+        out_.append(ColumnName(t, i));
+        out_.push_back('=');
+      }
+      ValueOut(v, t && i < t->columns.size() ? &t->columns[i] : nullptr);
+    }
+    out_.push_back('}');
+  }
+
+  void Body(const Event&, const RowsEvent& r) {
+    Field("table_id", r.table_id);
+    if (r.table) TableName(*r.table);
+    HexField("rows_flags", r.flags);
+    Field("version", static_cast<unsigned>(r.version));
+    if (r.compressed) Flag("compressed");
+    if (!r.extra_data.empty()) Field("extra_data_bytes", r.extra_data.size());
+    Opt("partition_id", r.partition_id);
+    Opt("source_partition_id", r.source_partition_id);
+    if (r.partial_before_image) Flag("partial_before_image");
+    if (r.partial_after_image) Flag("partial_after_image");
+    Field("rows", r.rows.size());
+    const TableMap* t = r.table.get();
+    if (json_) {
+      out_.append(",\"changes\":[");
+      for (size_t i = 0; i < r.rows.size(); ++i) {
+        if (i > 0) out_.push_back(',');
+        out_.push_back('{');
+        bool any = false;
+        if (!r.rows[i].before.empty()) {
+          Image("before", r.rows[i].before, t);
+          any = true;
+        }
+        if (!r.rows[i].after.empty()) {
+          if (any) out_.push_back(',');
+          Image("after", r.rows[i].after, t);
+        }
+        out_.push_back('}');
+      }
+      out_.push_back(']');
+      return;
+    }
+    for (size_t i = 0; i < r.rows.size(); ++i) {
+      out_.append(" row");
+      Num(i, out_);
+      out_.push_back(':');
+      if (!r.rows[i].before.empty()) Image("before", r.rows[i].before, t);
+      if (!r.rows[i].after.empty()) {
+        if (!r.rows[i].before.empty()) out_.push_back(' ');
+        Image("after", r.rows[i].after, t);
+      }
+    }
+  }
+  void Body(const Event&, const GtidEvent& g) {
+    std::string gtid;
+    Uuid(g.sid, gtid);
+    if (!g.tag.empty()) gtid += ":" + g.tag;
+    gtid += ":" + std::to_string(g.gno);
+    if (g.anonymous) Flag("anonymous");
+    Str("gtid", gtid);
+    Field("gtid_flags", static_cast<unsigned>(g.flags));
+    Opt("last_committed", g.last_committed);
+    Opt("sequence_number", g.sequence_number);
+    Opt("immediate_commit_ts", g.immediate_commit_timestamp);
+    Opt("original_commit_ts", g.original_commit_timestamp);
+    Opt("transaction_length", g.transaction_length);
+    Opt("immediate_server_version", g.immediate_server_version);
+    Opt("original_server_version", g.original_server_version);
+    Opt("commit_group_ticket", g.commit_group_ticket);
+  }
+  void Body(const Event&, const PreviousGtidsEvent& p) { Str("gtid_set", GtidSetText(p.sets)); }
+  void Body(const Event&, const TransactionPayloadEvent& p) {
+    Str("compression", p.compression_type == 0 ? "zstd" : p.compression_type == 255 ? "none" : "other");
+    Field("payload_size", p.payload_size);
+    Field("uncompressed_size", p.uncompressed_size);
+    Field("events", p.events.size());
+  }
+  void Body(const Event&, const RowsQueryEvent& q) { Str("query", q.query); }
+  void Body(const Event&, const HeartbeatEvent& h) {
+    Field("heartbeat_version", static_cast<unsigned>(h.version));
+    Str("log_file", h.log_file);
+    Opt("log_position", h.log_position);
+  }
+  void Body(const Event&, const IncidentEvent& i) {
+    Field("incident", i.incident);
+    Str("message", i.message);
+  }
+  void Body(const Event&, const XaPrepareEvent& x) {
+    if (x.one_phase) Flag("one_phase");
+    Field("format_id", x.format_id);
+    Str("gtrid", x.gtrid);
+    Str("bqual", x.bqual);
+  }
+  void Body(const Event&, const StopEvent&) {}
+  void Body(const Event& e, const MariaGtidEvent& g) {
+    Str("gtid", std::to_string(g.domain_id) + "-" + std::to_string(e.header.server_id) + "-" +
+                    std::to_string(g.seq_no));
+    HexField("flags2", g.flags2);
+    Opt("commit_id", g.commit_id);
+    if (g.xa_format_id) {
+      Field("xa_format_id", *g.xa_format_id);
+      Str("xa_gtrid", g.xa_gtrid);
+      Str("xa_bqual", g.xa_bqual);
+    }
+    if (g.flags_extra) HexField("flags_extra", *g.flags_extra);
+  }
+  void Body(const Event&, const MariaGtidListEvent& l) {
+    std::string s;
+    for (size_t i = 0; i < l.gtids.size(); ++i) {
+      if (i > 0) s += ",";
+      s += std::to_string(l.gtids[i].domain_id) + "-" + std::to_string(l.gtids[i].server_id) + "-" +
+           std::to_string(l.gtids[i].seq_no);
+    }
+    Str("gtid_list", s);
+    if (l.flags) Field("list_flags", static_cast<unsigned>(l.flags));
+  }
+  void Body(const Event&, const BinlogCheckpointEvent& c) { Str("checkpoint_file", c.file); }
+  void Body(const Event&, const AnnotateRowsEvent& a) { Str("query", a.query); }
+  void Body(const Event&, const StartEncryptionEvent& s) {
+    Field("scheme", static_cast<unsigned>(s.scheme));
+    Field("key_version", s.key_version);
+  }
+
+  bool json_;
+  std::string& out_;
+};
+
+}  // namespace
+
+void AppendEvent(const Event& event, PrintFormat format, std::string& out) {
+  Printer(format, out).Print(event);
+}
+
+}  // namespace chsync::binlog

@@ -1,0 +1,154 @@
+#include "binlog/file_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace chsync::binlog {
+namespace {
+
+constexpr uint8_t kMagic[4] = {0xfe, 'b', 'i', 'n'};
+constexpr size_t kHeaderLength = 19;
+
+std::string BaseName(const std::string& path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+}  // namespace
+
+FileReader::FileReader(std::string path, DecoderOptions options)
+    : path_(std::move(path)), decoder_([&] {
+        options.follow_rotate = false;
+        return options;
+      }()) {
+  decoder_.SetFile(BaseName(path_));
+}
+
+FileReader::~FileReader() {
+  if (mapped_ && data_ != nullptr) munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+Result<std::unique_ptr<FileReader>> FileReader::Open(const std::string& path, DecoderOptions options) {
+  std::unique_ptr<FileReader> r(new FileReader(path, options));
+  CHSYNC_RETURN_IF_ERROR(r->Load());
+  return r;
+}
+
+Status FileReader::Load() {
+  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Error(ErrorKind::kIo, "cannot open " + path_ + ": " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return Error(ErrorKind::kIo, "cannot stat " + path_ + ": " + std::strerror(err));
+  }
+  if (S_ISREG(st.st_mode) && st.st_size > 0) {
+    void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p != MAP_FAILED) {
+      madvise(p, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
+      data_ = static_cast<const uint8_t*>(p);
+      size_ = static_cast<uint64_t>(st.st_size);
+      mapped_ = true;
+    }
+  }
+  if (!mapped_) {
+    char buf[1 << 16];
+    while (true) {
+      ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::close(fd);
+        return Error(ErrorKind::kIo, "cannot read " + path_ + ": " + std::strerror(err));
+      }
+      if (n == 0) break;
+      owned_.append(buf, static_cast<size_t>(n));
+    }
+    data_ = reinterpret_cast<const uint8_t*>(owned_.data());
+    size_ = owned_.size();
+  }
+  ::close(fd);
+  return CheckMagic();
+}
+
+Result<std::unique_ptr<FileReader>> FileReader::FromBytes(std::string bytes, std::string name,
+                                                          DecoderOptions options) {
+  std::unique_ptr<FileReader> r(new FileReader(std::move(name), options));
+  r->owned_ = std::move(bytes);
+  r->data_ = reinterpret_cast<const uint8_t*>(r->owned_.data());
+  r->size_ = r->owned_.size();
+  CHSYNC_RETURN_IF_ERROR(r->CheckMagic());
+  return r;
+}
+
+Status FileReader::CheckMagic() {
+  if (size_ < sizeof kMagic || std::memcmp(data_, kMagic, sizeof kMagic) != 0) {
+    return Error(ErrorKind::kCorrupt,
+                 path_ + " is not a binlog file: it does not start with the magic bytes fe 62 69 6e");
+  }
+  position_ = sizeof kMagic;
+  return Status::Ok();
+}
+
+Result<std::optional<RawEvent>> FileReader::NextRaw() {
+  if (framing_failed_) {
+    return Error(ErrorKind::kCorrupt, "cannot continue reading " + path_ +
+                                          " after a framing error at offset " + std::to_string(position_));
+  }
+  if (position_ == size_) return std::optional<RawEvent>();
+  uint64_t left = size_ - position_;
+  if (left < kHeaderLength) {
+    framing_failed_ = true;
+    return Error(ErrorKind::kCorrupt, "truncated event header at offset " + std::to_string(position_) + ": " +
+                                          std::to_string(left) + " bytes left, a header needs 19");
+  }
+  const uint8_t* p = data_ + position_;
+  uint32_t size = uint32_t{p[9]} | (uint32_t{p[10]} << 8) | (uint32_t{p[11]} << 16) | (uint32_t{p[12]} << 24);
+  if (size < kHeaderLength) {
+    framing_failed_ = true;
+    return Error(ErrorKind::kCorrupt, "bad event_size " + std::to_string(size) + " at offset " +
+                                          std::to_string(position_) + " (smaller than the 19-byte header)");
+  }
+  if (size > left) {
+    framing_failed_ = true;
+    return Error(ErrorKind::kCorrupt, "truncated event at offset " + std::to_string(position_) +
+                                          ": event_size " + std::to_string(size) + " but only " +
+                                          std::to_string(left) + " bytes left in the file");
+  }
+  RawEvent raw{std::string_view(reinterpret_cast<const char*>(p), size), position_};
+  position_ += size;
+  return std::optional<RawEvent>(raw);
+}
+
+Result<std::optional<Event>> FileReader::Next() {
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<RawEvent> raw, NextRaw());
+  if (!raw) return std::optional<Event>();
+  CHSYNC_ASSIGN_OR_RETURN(Event e, decoder_.Decode(raw->bytes, raw->position));
+  return std::optional<Event>(std::move(e));
+}
+
+Status FileReader::SkipTo(uint64_t target) {
+  while (position_ < target) {
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<RawEvent> raw, NextRaw());
+    if (!raw) break;
+    auto type = static_cast<EventType>(static_cast<uint8_t>(raw->bytes[4]));
+    if (type == EventType::kFormatDescription || type == EventType::kStartV3 ||
+        type == EventType::kMariaStartEncryption) {
+      CHSYNC_RETURN_IF_ERROR(decoder_.Decode(raw->bytes, raw->position));
+    }
+  }
+  if (position_ != target) {
+    return Error(ErrorKind::kUsage, "position " + std::to_string(target) +
+                                        " is not the start of an event in " + path_ +
+                                        " (the nearest event starts at " + std::to_string(position_) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace chsync::binlog

@@ -1,0 +1,70 @@
+// `chsync query --dest URL "SQL"`: runs one statement on a ClickHouse destination (a server over
+// HTTP or an embedded chDB store) and prints its output, TabSeparated by default. This is how
+// users look into an embedded store. Exit 0 on success, 1 when the statement fails, 2 on bad usage.
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+
+#include "cli/command.h"
+#include "clickhouse/connection.h"
+#include "common/url.h"
+
+namespace chsync::cli {
+namespace {
+
+struct QueryOptions {
+  std::string dest;
+  std::string sql;
+  std::string format = "TabSeparated";
+};
+
+int RunQuery(const QueryOptions& o) {
+  auto url = ParseUrl(o.dest);
+  if (!url.ok()) {
+    fmt::print(stderr, "chsync query: --dest: {}\n", url.error().message());
+    return kExitUsage;
+  }
+  std::string sql = o.sql;
+  if (sql == "-") sql.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  if (sql.find_first_not_of(" \t\r\n;") == std::string::npos) {
+    fmt::print(stderr, "chsync query: no statement given\n");
+    return kExitUsage;
+  }
+  auto conn = clickhouse::Connect(*url);
+  if (!conn.ok()) {
+    fmt::print(stderr, "chsync query: {}\n", conn.error().message());
+    return conn.error().kind() == ErrorKind::kUsage ? kExitUsage : kExitFailure;
+  }
+  auto out = (*conn)->Query(sql, o.format);
+  if (!out.ok()) {
+    fmt::print(stderr, "chsync query: {}\n", out.error().message());
+    return kExitFailure;
+  }
+  std::fwrite(out->data(), 1, out->size(), stdout);
+  std::fflush(stdout);
+  return kExitOk;
+}
+
+void AddQueryCommand(CLI::App& app, RunFunction& run) {
+  auto options = std::make_shared<QueryOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "query",
+      "Run one SQL statement on a ClickHouse destination (server or embedded store) and print the result");
+  sub->add_option(
+         "--dest", options->dest,
+         "destination: http(s)://USER@HOST:PORT (password in CHSYNC_DEST_PASSWORD) or file:PATH (embedded)")
+      ->required();
+  sub->add_option("sql", options->sql, "the statement ('-' reads it from stdin)")->required();
+  sub->add_option("--format", options->format, "ClickHouse output format (default TabSeparated)");
+  sub->callback([options, &run] { run = [options] { return RunQuery(*options); }; });
+}
+
+const CommandRegistration kRegistration{60, &AddQueryCommand};
+
+}  // namespace
+}  // namespace chsync::cli

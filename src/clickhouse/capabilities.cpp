@@ -1,0 +1,78 @@
+#include "clickhouse/capabilities.h"
+
+namespace chsync::clickhouse {
+namespace {
+
+struct Feature {
+  std::string_view name;
+  bool Capabilities::*field;
+  ServerVersion since;
+};
+
+// The first release with each feature. Sources are ClickHouse changelogs and pull requests;
+// entries marked "verified" were also checked against the 18.16 server of the test suite.
+constexpr Feature kFeatures[] = {
+    // 18.16: ClickHouse's UUID type predates 18.16 (verified: CREATE TABLE … (u UUID) works).
+    {"uuid", &Capabilities::uuid, {18, 16, 0, 0}},
+    // 18.16: ADD COLUMN … AFTER is accepted (verified); FIRST is not.
+    {"add_column_after", &Capabilities::add_column_after, {18, 16, 0, 0}},
+    // 18.16: MODIFY COLUMN s Nullable(String) on ReplacingMergeTree works (verified).
+    {"modify_to_nullable", &Capabilities::modify_to_nullable, {18, 16, 0, 0}},
+    // 19.3: IPv4/IPv6 domain types (changelog 19.3, "Added IPv4 and IPv6 domain types"; 18.16
+    // rejects them, verified).
+    {"ip_types", &Capabilities::ip_types, {19, 3, 0, 0}},
+    // 19.4: ADD COLUMN IF NOT EXISTS (PR #3900, December 2018, first in 19.1; 19.3 still failed
+    // when the column existed, issue #4565, so 19.4 is the floor; 18.16 rejects it, verified).
+    {"add_column_if_not_exists", &Capabilities::add_column_if_not_exists, {19, 4, 0, 0}},
+    // 19.3: LowCardinality production ready, allow_experimental_low_cardinality_type removed
+    // (PR #4323, February 2019; 18.16 requires the setting, verified).
+    {"low_cardinality", &Capabilities::low_cardinality, {19, 3, 0, 0}},
+    // 20.1: DateTime64 type and now64() (changelog 20.1, PR #7170; 18.16: "Unknown function
+    // toDateTime64", verified).
+    {"datetime64", &Capabilities::datetime64, {20, 1, 0, 0}},
+    {"now64", &Capabilities::now64, {20, 1, 0, 0}},
+    // 20.4: ALTER TABLE … RENAME COLUMN (PR #9948, merged April 2020; 18.16 rejects it, verified).
+    {"rename_column", &Capabilities::rename_column, {20, 4, 0, 0}},
+    // 20.6: ADD|MODIFY COLUMN … FIRST (PR #12073, July 2020; 18.16 rejects FIRST, verified).
+    {"add_column_first", &Capabilities::add_column_first, {20, 6, 0, 0}},
+    // 20.2: X-ClickHouse-Exception-Code header on HTTP errors (PR #8786, January 2020; 18.16 sends
+    // none, verified). chsync parses "Code: N" from the body when the header is missing.
+    {"http_exception_code_header", &Capabilities::http_exception_code_header, {20, 2, 0, 0}},
+    // 21.9: Date32 (changelog 21.9, PR #25774).
+    {"date32", &Capabilities::date32, {21, 9, 0, 0}},
+    // 21.12: Bool type (changelog 21.12, PR #31072).
+    {"bool_type", &Capabilities::bool_type, {21, 12, 0, 0}},
+    // 22.3: Decimal256 usable without allow_experimental_bigint_types (experimental since 20.8,
+    // the setting obsolete from 21.7; 22.3 LTS taken as the safe floor).
+    {"decimal256", &Capabilities::decimal256, {22, 3, 0, 0}},
+    // 23.2: ReplacingMergeTree(ver, is_deleted) (PR #41005, first released in 23.2).
+    {"replacing_is_deleted", &Capabilities::replacing_is_deleted, {23, 2, 0, 0}},
+    // 24.8: the new JSON type (experimental, allow_experimental_json_type).
+    {"json_type", &Capabilities::json_type, {24, 8, 0, 0}},
+    // 25.6: Time and Time64 (docs: "introduced in version 25.6", enable_time_time64_type).
+    {"time_type", &Capabilities::time_type, {25, 6, 0, 0}},
+};
+
+}  // namespace
+
+Capabilities FromVersion(const ServerVersion& version) {
+  Capabilities caps;
+  for (const Feature& f : kFeatures) caps.*(f.field) = version >= f.since;
+  return caps;
+}
+
+std::vector<std::pair<std::string_view, bool>> ListCapabilities(const Capabilities& caps) {
+  std::vector<std::pair<std::string_view, bool>> out;
+  out.reserve(std::size(kFeatures));
+  for (const Feature& f : kFeatures) out.emplace_back(f.name, caps.*(f.field));
+  return out;
+}
+
+ServerVersion FirstVersionWith(std::string_view name) {
+  for (const Feature& f : kFeatures) {
+    if (f.name == name) return f.since;
+  }
+  return {};
+}
+
+}  // namespace chsync::clickhouse

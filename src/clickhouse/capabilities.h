@@ -1,0 +1,43 @@
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "clickhouse/server_version.h"
+
+namespace chsync::clickhouse {
+
+/// What a ClickHouse version can do that chsync's output depends on. Everything chsync emits that
+/// differs between versions is decided from here, never by comparing version strings elsewhere.
+struct Capabilities {
+  bool datetime64 = false;            ///< DateTime64(p) type
+  bool now64 = false;                 ///< now64(p) function (DEFAULT of _chsync_synced_at)
+  bool date32 = false;                ///< Date32 type (1900..2299)
+  bool bool_type = false;             ///< Bool type
+  bool replacing_is_deleted = false;  ///< ReplacingMergeTree(ver, is_deleted)
+  bool low_cardinality = false;       ///< LowCardinality without allow_experimental_low_cardinality_type
+  bool ip_types = false;              ///< IPv4 / IPv6 types
+  bool uuid = false;                  ///< UUID type
+  bool decimal256 = false;            ///< Decimal(P, S) with 38 < P <= 76 without an experimental setting
+  bool json_type = false;  ///< the JSON type (needs a setting before 25.3; chsync maps JSON to String)
+  bool time_type = false;  ///< Time / Time64 types (need enable_time_time64_type)
+  bool add_column_if_not_exists = false;    ///< ALTER … ADD COLUMN IF NOT EXISTS
+  bool add_column_after = false;            ///< ALTER … ADD COLUMN … AFTER col
+  bool add_column_first = false;            ///< ALTER … ADD COLUMN … FIRST
+  bool modify_to_nullable = false;          ///< ALTER … MODIFY COLUMN c Nullable(T) on MergeTree
+  bool rename_column = false;               ///< ALTER … RENAME COLUMN
+  bool http_exception_code_header = false;  ///< X-ClickHouse-Exception-Code response header
+};
+
+/// The capabilities of `version`, from one table of (feature, first version).
+Capabilities FromVersion(const ServerVersion& version);
+
+/// Every capability as (name, supported), in a fixed order, for `chsync check` and messages.
+std::vector<std::pair<std::string_view, bool>> ListCapabilities(const Capabilities& caps);
+
+/// The first version that has the named capability (a name from ListCapabilities), for messages
+/// such as "needs ClickHouse 21.9 or later"; {0, 0} for an unknown name.
+ServerVersion FirstVersionWith(std::string_view name);
+
+}  // namespace chsync::clickhouse

@@ -1,0 +1,114 @@
+#include "clickhouse/connection.h"
+
+#include <cstdlib>
+
+#include "clickhouse/embedded_connection.h"
+#include "clickhouse/http_connection.h"
+
+namespace chsync::clickhouse {
+namespace {
+
+/// Applies `?name=value&…` of a server URL to `options`.
+Status ApplyQueryOptions(std::string_view query, ConnectOptions& options, bool& compress_set) {
+  CHSYNC_ASSIGN_OR_RETURN(auto params, ParseQueryParams(query));
+  for (auto& [name, value] : params) {
+    if (name == "database") {
+      options.database = value;
+    } else if (name == "ssl-ca") {
+      options.tls_ca = value;
+    } else if (name == "ssl-verify") {
+      if (value != "0" && value != "1") {
+        return Error(ErrorKind::kUsage,
+                     "ssl-verify in the destination URL must be 0 or 1, not '" + value + "'");
+      }
+      options.tls_verify = value == "1";
+    } else if (name == "compress") {
+      if (value != "0" && value != "1") {
+        return Error(ErrorKind::kUsage,
+                     "compress in the destination URL must be 0 or 1, not '" + value + "'");
+      }
+      options.compress_min_bytes = value == "1" ? size_t{1} << 20 : 0;
+      compress_set = true;
+    } else if (name == "auth") {
+      if (value != "header" && value != "basic") {
+        return Error(ErrorKind::kUsage,
+                     "auth in the destination URL must be 'basic' or 'header', not '" + value + "'");
+      }
+      options.header_auth = value == "header";
+    } else if (name == "password" || name == "user") {
+      return Error(ErrorKind::kUsage,
+                   "put the user in the destination URL as USER@HOST and the password in " +
+                       options.password_env + ", not in ?" + name + "=");
+    } else {
+      options.settings.emplace_back(std::move(name), std::move(value));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<std::string> Connection::Query(std::string_view sql, std::string_view format,
+                                      const RequestOptions& request) {
+  return Run(sql, {}, format, request);
+}
+
+Status Connection::Execute(std::string_view sql, const RequestOptions& request) {
+  auto result = Run(sql, {}, "TabSeparated", request);
+  if (!result.ok()) return std::move(result).error();
+  return Status::Ok();
+}
+
+Status Connection::Insert(std::string_view insert_sql_prefix, std::string_view data,
+                          const RequestOptions& request) {
+  if (data.empty()) return Status::Ok();
+  auto result = Run(insert_sql_prefix, data, {}, request);
+  if (!result.ok()) return std::move(result).error();
+  return Status::Ok();
+}
+
+Result<ServerVersion> Connection::Version() {
+  if (!version_) {
+    CHSYNC_ASSIGN_OR_RETURN(std::string text, Query("SELECT version()"));
+    CHSYNC_ASSIGN_OR_RETURN(ServerVersion version, ParseServerVersion(text));
+    version_ = version;
+  }
+  return *version_;
+}
+
+Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions& options) {
+  if (url.scheme == "file") {
+    CHSYNC_ASSIGN_OR_RETURN(auto conn, EmbeddedConnection::Open(url.path, options));
+    return std::unique_ptr<Connection>(std::move(conn));
+  }
+  if (url.scheme != "http" && url.scheme != "https") {
+    return Error(ErrorKind::kUsage, "destination URL " + url.Redacted() +
+                                        ": use http://USER@HOST:8123, https://USER@HOST:8443 or file:PATH");
+  }
+  ConnectOptions effective = options;
+  bool compress_set = false;
+  CHSYNC_RETURN_IF_ERROR(ApplyQueryOptions(url.query, effective, compress_set));
+  // Compressing costs more CPU than it saves on the loopback interface.
+  if (!compress_set && (url.host == "127.0.0.1" || url.host == "localhost" || url.host == "::1")) {
+    effective.compress_min_bytes = 0;
+  }
+  if (url.path.size() > 1) effective.database = url.path.substr(1);
+  std::string password = url.password;
+  if (!url.has_password && !effective.password_env.empty()) {
+    if (const char* env = std::getenv(effective.password_env.c_str()); env != nullptr) password = env;
+  }
+  std::string user = url.user.empty() ? "default" : url.user;
+  uint16_t port = url.port != 0 ? url.port : (url.scheme == "https" ? 8443 : 8123);
+  std::string host = url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
+  std::string base = url.scheme + "://" + host + ":" + std::to_string(port) + "/";
+  CHSYNC_ASSIGN_OR_RETURN(auto conn, HttpConnection::Create(std::move(base), std::move(user),
+                                                            std::move(password), std::move(effective)));
+  return std::unique_ptr<Connection>(std::move(conn));
+}
+
+Result<std::unique_ptr<Connection>> Connect(std::string_view url_text, const ConnectOptions& options) {
+  CHSYNC_ASSIGN_OR_RETURN(Url url, ParseUrl(url_text));
+  return Connect(url, options);
+}
+
+}  // namespace chsync::clickhouse

@@ -1,0 +1,96 @@
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "clickhouse/server_version.h"
+#include "common/result.h"
+#include "common/url.h"
+
+namespace chsync::clickhouse {
+
+/// How to reach a destination, beyond what its URL says.
+struct ConnectOptions {
+  /// Environment variable that supplies the password when the URL has none.
+  std::string password_env = "CHSYNC_DEST_PASSWORD";
+  std::chrono::milliseconds connect_timeout{10'000};
+  /// Whole-request limit for one statement or one insert batch.
+  std::chrono::milliseconds request_timeout{600'000};
+  /// Send the credentials as X-ClickHouse-User/X-ClickHouse-Key headers instead of Basic auth.
+  /// URL: ?auth=header.
+  bool header_auth = false;
+  /// CA bundle to verify an https:// server against (URL: ?ssl-ca=PATH); empty: system store.
+  std::string tls_ca;
+  /// Verify the server's certificate and host name (URL: ?ssl-verify=0 turns it off).
+  bool tls_verify = true;
+  /// Default database for unqualified names (URL: ?database=NAME or the path /NAME).
+  std::string database;
+  /// ClickHouse settings sent with every request (URL: any other ?name=value).
+  std::vector<std::pair<std::string, std::string>> settings;
+  /// Gzip-compress insert bodies of at least this many bytes (HTTP only); 0 never compresses.
+  /// Connect turns it off for loopback hosts unless the URL says ?compress=1 (?compress=0: never).
+  size_t compress_min_bytes = 1 << 20;
+  /// Path of libchdb.so for file: URLs; empty: $CHSYNC_CHDB_LIB if set, else the first of
+  /// <exe dir>/../lib/libchdb.so, the build's .deps/chdb/libchdb.so, "libchdb.so" on the loader path.
+  std::string chdb_library;
+};
+
+/// Per-request extras.
+struct RequestOptions {
+  std::string query_id;  ///< empty: the server picks one
+  std::vector<std::pair<std::string, std::string>> settings;
+};
+
+/// One session with a ClickHouse destination: a server over HTTP(S), or an embedded engine (chDB)
+/// over a local store. Not thread-safe: one thread at a time per Connection.
+///
+/// Errors: kNetwork when the destination cannot be reached or the transport broke (retryable);
+/// kAuth when it refused the credentials (codes 192, 193, 194, 516); kServer for any other
+/// exception, with Error::server_code() holding ClickHouse's code. Messages name Describe() and
+/// never contain the password.
+class Connection {
+ public:
+  virtual ~Connection() = default;
+
+  /// Runs `sql` and returns its output in `format` (the whole text, as the server sent it).
+  Result<std::string> Query(std::string_view sql, std::string_view format = "TabSeparated",
+                            const RequestOptions& request = {});
+  /// Runs `sql` and discards any output.
+  Status Execute(std::string_view sql, const RequestOptions& request = {});
+  /// Sends `insert_sql_prefix` ("INSERT INTO `db`.`t` (`a`, `b`) FORMAT RowBinary") followed by
+  /// `data` (bytes in that format, untouched). The batch is accepted whole or the call fails.
+  /// Empty `data` sends nothing and succeeds.
+  Status Insert(std::string_view insert_sql_prefix, std::string_view data,
+                const RequestOptions& request = {});
+  /// The server's version (`SELECT version()`), read once and then cached.
+  Result<ServerVersion> Version();
+
+  /// "http://host:port" or "embedded chDB at /store/path": for messages, never a password.
+  virtual std::string Describe() const = 0;
+  /// True for the embedded engine.
+  virtual bool embedded() const = 0;
+
+ protected:
+  /// Runs one statement; `data` (may be empty) follows the statement text as its inline data.
+  virtual Result<std::string> Run(std::string_view sql, std::string_view data, std::string_view format,
+                                  const RequestOptions& request) = 0;
+
+ private:
+  std::optional<ServerVersion> version_;
+};
+
+/// Opens a destination from its URL: `http(s)://USER[:PASSWORD]@HOST[:PORT][/DATABASE][?options]`
+/// (a server) or `file:PATH` (an embedded store at PATH, created when missing). Without a password
+/// in the URL, the variable options.password_env supplies it. The server is not contacted until
+/// the first statement (call Version() to check it).
+Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions& options = {});
+
+/// Connect(ParseUrl(url_text), options).
+Result<std::unique_ptr<Connection>> Connect(std::string_view url_text, const ConnectOptions& options = {});
+
+}  // namespace chsync::clickhouse

@@ -1,0 +1,403 @@
+#include "clickhouse/ddl.h"
+
+#include <charconv>
+#include <set>
+
+#include "clickhouse/row_binary.h"
+#include "clickhouse/sql_quoting.h"
+#include "common/civil_date.h"
+
+namespace chsync::clickhouse {
+namespace {
+
+using schema::DefaultKind;
+
+std::string OnCluster(const DdlTarget& target) {
+  return target.cluster.empty() ? "" : " ON CLUSTER " + QuoteIdentifier(target.cluster);
+}
+
+std::string ReplaceAll(std::string text, std::string_view from, std::string_view to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+/// The type without its Nullable( ) wrapper.
+std::string BaseType(const MappedType& mapped) {
+  constexpr std::string_view kNullable = "Nullable(";
+  if (mapped.nullable && mapped.type.starts_with(kNullable)) {
+    return mapped.type.substr(kNullable.size(), mapped.type.size() - kNullable.size() - 1);
+  }
+  return mapped.type;
+}
+
+bool IsIntegerEncoding(Encoding e) {
+  switch (e) {
+    case Encoding::kInt8:
+    case Encoding::kInt16:
+    case Encoding::kInt32:
+    case Encoding::kInt64:
+    case Encoding::kUInt8:
+    case Encoding::kUInt16:
+    case Encoding::kUInt32:
+    case Encoding::kUInt64: return true;
+    default: return false;
+  }
+}
+
+/// Encodes `cell` into a throwaway buffer: true when the column's type holds it exactly.
+bool Fits(const MappedType& mapped, const Cell& cell) {
+  MappedType non_null = mapped;
+  non_null.nullable = false;
+  std::string scratch;
+  return EncodeCell(non_null, cell, scratch).ok();
+}
+
+std::optional<std::string> IntegerLiteral(std::string_view text, const MappedType& mapped) {
+  if (!text.empty() && text.front() == '+') text.remove_prefix(1);
+  if (text.empty()) return std::nullopt;
+  if (text.front() == '-') {
+    int64_t v = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || ptr != text.data() + text.size() || !Fits(mapped, Cell(v))) return std::nullopt;
+    return std::to_string(v);
+  }
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size() || !Fits(mapped, Cell(v))) return std::nullopt;
+  return std::to_string(v);
+}
+
+std::optional<uint64_t> ParseBase(std::string_view digits, int base) {
+  if (digits.empty()) return std::nullopt;
+  uint64_t v = 0;
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+  if (ec != std::errc() || ptr != digits.data() + digits.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::string> HexBytes(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    auto byte = ParseBase(hex.substr(i, 2), 16);
+    if (!byte) return std::nullopt;
+    out.push_back(static_cast<char>(*byte));
+  }
+  return out;
+}
+
+/// Reads exactly `width` digits at `pos`.
+bool Digits(std::string_view s, size_t& pos, size_t width, uint32_t& value) {
+  if (s.size() - pos < width) return false;
+  value = 0;
+  for (size_t i = 0; i < width; ++i) {
+    char c = s[pos + i];
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<uint32_t>(c - '0');
+  }
+  pos += width;
+  return true;
+}
+
+/// "YYYY-MM-DD[ HH:MM:SS[.ffffff]]" into a DateTimeCell; false when the text has another shape.
+bool ParseDateTimeText(std::string_view s, bool allow_time, DateTimeCell& out) {
+  size_t pos = 0;
+  uint32_t year = 0;
+  if (!Digits(s, pos, 4, year) || pos >= s.size() || s[pos++] != '-') return false;
+  if (!Digits(s, pos, 2, out.month) || pos >= s.size() || s[pos++] != '-') return false;
+  if (!Digits(s, pos, 2, out.day)) return false;
+  out.year = static_cast<int32_t>(year);
+  if (pos == s.size()) return true;
+  if (!allow_time || s[pos++] != ' ') return false;
+  if (!Digits(s, pos, 2, out.hour) || pos >= s.size() || s[pos++] != ':') return false;
+  if (!Digits(s, pos, 2, out.minute) || pos >= s.size() || s[pos++] != ':') return false;
+  if (!Digits(s, pos, 2, out.second)) return false;
+  if (pos == s.size()) return true;
+  if (s[pos++] != '.') return false;
+  size_t width = s.size() - pos;
+  if (width == 0 || width > 6) return false;
+  uint32_t frac = 0;
+  if (!Digits(s, pos, width, frac)) return false;
+  for (size_t i = width; i < 6; ++i) frac *= 10;
+  out.microsecond = frac;
+  return true;
+}
+
+std::optional<std::string> TemporalDefault(std::string_view text, const MappedType& mapped) {
+  const bool date_only = mapped.encoding == Encoding::kDate || mapped.encoding == Encoding::kDate32;
+  DateTimeCell dt;
+  if (!ParseDateTimeText(text, !date_only, dt)) return std::nullopt;
+  if (dt.month == 0 || dt.day == 0 || dt.year == 0 || dt.month > 12 || dt.day > 31 || dt.hour > 23 ||
+      dt.minute > 59 || dt.second > 59) {
+    return std::nullopt;
+  }
+  // Only dates inside the type's range: outside it, CAST and the encoder's clamping could differ.
+  int64_t days = DaysFromCivil(dt.year, dt.month, dt.day);
+  int64_t lo = 0;
+  int64_t hi = 0;
+  switch (mapped.encoding) {
+    case Encoding::kDate:
+    case Encoding::kDateTime: hi = DaysFromCivil(2105, 12, 31); break;
+    default:
+      lo = DaysFromCivil(1900, 1, 1);
+      hi = DaysFromCivil(2299, 12, 31);
+      break;
+  }
+  if (days < lo || days > hi) return std::nullopt;
+  std::string canonical(text.substr(0, date_only ? 10 : text.size()));
+  if (!date_only && canonical.size() == 10) canonical += " 00:00:00";
+  if (mapped.encoding == Encoding::kDateTime && dt.microsecond != 0) return std::nullopt;
+  return "CAST(" + QuoteString(canonical) + " AS " + BaseType(mapped) + ")";
+}
+
+std::optional<std::string> SetDefault(std::string_view text, const MappedType& mapped) {
+  std::set<size_t> members;
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view label = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    size_t i = 0;
+    while (i < mapped.labels.size() && !schema::EqualsIgnoreCase(mapped.labels[i], label)) ++i;
+    if (i == mapped.labels.size()) return std::nullopt;
+    members.insert(i);
+  }
+  std::string canonical;
+  for (size_t i : members) {
+    if (!canonical.empty()) canonical += ',';
+    canonical += mapped.labels[i];
+  }
+  return QuoteString(canonical);
+}
+
+std::string ColumnDefinition(const schema::Column& column, const MappedType& mapped) {
+  std::string def = QuoteIdentifier(column.name) + " " + mapped.type;
+  if (auto expr = DefaultExpression(column, mapped)) def += " DEFAULT " + *expr;
+  return def;
+}
+
+Status CheckNotMetadataName(const schema::Column& column, std::string_view table) {
+  for (std::string_view reserved : {kVersionColumn, kIsDeletedColumn, kSyncedAtColumn}) {
+    if (schema::EqualsIgnoreCase(column.name, reserved)) {
+      return Error(ErrorKind::kUnsupported,
+                   "table " + std::string(table) + " has a column named " + column.name +
+                       ", which chsync reserves for its own metadata; rename it at the "
+                       "source or leave the table out of the replication");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+SortingKey ChooseSortingKey(const schema::TableSchema& table) {
+  SortingKey key;
+  if (!table.primary_key.empty()) {
+    key.columns = table.primary_key;
+    return key;
+  }
+  for (const schema::Key& unique : table.unique_keys) {
+    bool all_not_null = !unique.columns.empty();
+    for (const std::string& name : unique.columns) {
+      const schema::Column* c = table.GetColumn(name);
+      all_not_null = all_not_null && c != nullptr && !c->nullable;
+    }
+    if (all_not_null) {
+      key.columns = unique.columns;
+      return key;
+    }
+  }
+  key.full_row = true;
+  for (const schema::Column& c : table.columns) key.columns.push_back(c.name);
+  return key;
+}
+
+std::string CreateDatabase(const DdlTarget& target) {
+  return "CREATE DATABASE IF NOT EXISTS " + QuoteIdentifier(target.database) + OnCluster(target);
+}
+
+Result<std::string> CreateTable(const schema::TableSchema& table, const Capabilities& caps,
+                                const DdlTarget& target) {
+  if (table.columns.empty()) {
+    return Error(ErrorKind::kUnsupported, "table " + table.QualifiedName() + " has no columns");
+  }
+  std::string sql = "CREATE TABLE IF NOT EXISTS " + QualifiedName(target.database, table.name) +
+                    OnCluster(target) + "\n(\n";
+  for (const schema::Column& column : table.columns) {
+    CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(column, table.QualifiedName()));
+    auto mapped = MapColumn(column, caps);
+    if (!mapped.ok()) {
+      return std::move(mapped.error().AddContext("table " + table.QualifiedName()));
+    }
+    sql += "    " + ColumnDefinition(column, *mapped) + ",\n";
+  }
+  sql += "    " + QuoteIdentifier(kVersionColumn) + " UInt64,\n";
+  sql += "    " + QuoteIdentifier(kIsDeletedColumn) + " UInt8,\n";
+  sql += "    " + QuoteIdentifier(kSyncedAtColumn) +
+         (caps.datetime64 && caps.now64 ? " DateTime64(3) DEFAULT now64(3)\n" : " DateTime DEFAULT now()\n");
+  sql += ")\nENGINE = ";
+  std::string engine_args = QuoteIdentifier(kVersionColumn);
+  if (caps.replacing_is_deleted) engine_args += ", " + QuoteIdentifier(kIsDeletedColumn);
+  if (target.cluster.empty()) {
+    sql += "ReplacingMergeTree(" + engine_args + ")";
+  } else {
+    std::string path =
+        ReplaceAll(ReplaceAll(target.replication_path, "{db}", target.database), "{table}", table.name);
+    sql += "ReplicatedReplacingMergeTree(" + QuoteString(path) + ", " + QuoteString(target.replica_name) +
+           ", " + engine_args + ")";
+  }
+  SortingKey key = ChooseSortingKey(table);
+  std::string order;
+  for (const std::string& name : key.columns) {
+    const schema::Column* column = table.GetColumn(name);
+    if (column == nullptr) {
+      return Error(ErrorKind::kUnsupported, "table " + table.QualifiedName() + ": key column " + name +
+                                                " is not a column of the table");
+    }
+    if (!order.empty()) order += ", ";
+    std::string quoted = QuoteIdentifier(column->name);
+    auto mapped = MapColumn(*column, caps);
+    if (mapped.ok() && mapped->nullable) {
+      order.append("isNull(").append(quoted).append("), assumeNotNull(").append(quoted).append(")");
+    } else {
+      order += quoted;
+    }
+  }
+  sql += "\nORDER BY (" + order + ")";
+  return sql;
+}
+
+Result<std::string> AddColumn(std::string_view table, const schema::Column& column, std::string_view after,
+                              const Capabilities& caps, const DdlTarget& target) {
+  CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(column, table));
+  CHSYNC_ASSIGN_OR_RETURN(MappedType mapped, MapColumn(column, caps));
+  std::string sql =
+      "ALTER TABLE " + QualifiedName(target.database, table) + OnCluster(target) + " ADD COLUMN ";
+  if (caps.add_column_if_not_exists) sql += "IF NOT EXISTS ";
+  sql += ColumnDefinition(column, mapped);
+  if (!after.empty()) {
+    sql += " AFTER " + QuoteIdentifier(after);
+  } else if (caps.add_column_first) {
+    sql += " FIRST";
+  }
+  return sql;
+}
+
+Result<std::string> ModifyColumn(std::string_view table, const schema::Column& column,
+                                 const Capabilities& caps, const DdlTarget& target) {
+  CHSYNC_ASSIGN_OR_RETURN(MappedType mapped, MapColumn(column, caps));
+  if (mapped.nullable && !caps.modify_to_nullable) {
+    return Error(ErrorKind::kUnsupported, "this ClickHouse cannot change a column to Nullable");
+  }
+  return "ALTER TABLE " + QualifiedName(target.database, table) + OnCluster(target) + " MODIFY COLUMN " +
+         QuoteIdentifier(column.name) + " " + mapped.type;
+}
+
+Result<std::string> RenameColumn(std::string_view table, std::string_view from, std::string_view to,
+                                 const Capabilities& caps, const DdlTarget& target) {
+  if (!caps.rename_column) {
+    return Error(ErrorKind::kUnsupported, "renaming column " + std::string(from) + " of " +
+                                              std::string(table) + " needs ClickHouse " +
+                                              FirstVersionWith("rename_column").ToString() +
+                                              " or later (ALTER TABLE … RENAME COLUMN)");
+  }
+  return "ALTER TABLE " + QualifiedName(target.database, table) + OnCluster(target) + " RENAME COLUMN " +
+         QuoteIdentifier(from) + " TO " + QuoteIdentifier(to);
+}
+
+std::string DropTable(std::string_view table, const DdlTarget& target) {
+  return "DROP TABLE IF EXISTS " + QualifiedName(target.database, table) + OnCluster(target);
+}
+
+std::string TruncateTable(std::string_view table, const DdlTarget& target) {
+  return "TRUNCATE TABLE IF EXISTS " + QualifiedName(target.database, table) + OnCluster(target);
+}
+
+std::string RenameTable(std::string_view from, std::string_view to, const DdlTarget& target) {
+  return "RENAME TABLE " + QualifiedName(target.database, from) + " TO " +
+         QualifiedName(target.database, to) + OnCluster(target);
+}
+
+std::optional<std::string> DefaultExpression(const schema::Column& column, const MappedType& mapped) {
+  const schema::DefaultValue& def = column.default_value;
+  const std::string& text = def.text;
+  if (def.kind == DefaultKind::kNone || def.kind == DefaultKind::kNull ||
+      def.kind == DefaultKind::kCurrentTimestamp || def.kind == DefaultKind::kExpression) {
+    return std::nullopt;
+  }
+  const Encoding e = mapped.encoding;
+  if (IsIntegerEncoding(e)) {
+    switch (def.kind) {
+      case DefaultKind::kNumber:
+      case DefaultKind::kString: return IntegerLiteral(text, mapped);
+      case DefaultKind::kBool: return IntegerLiteral(text == "TRUE" ? "1" : "0", mapped);
+      case DefaultKind::kBit:
+      case DefaultKind::kHex: {
+        auto v = ParseBase(text, def.kind == DefaultKind::kBit ? 2 : 16);
+        if (!v || !Fits(mapped, Cell(*v))) return std::nullopt;
+        return std::to_string(*v);
+      }
+      default: return std::nullopt;
+    }
+  }
+  switch (e) {
+    case Encoding::kFloat32:
+    case Encoding::kFloat64: {
+      if (def.kind != DefaultKind::kNumber && def.kind != DefaultKind::kString) return std::nullopt;
+      std::string_view t = text;
+      if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+      double v = 0;
+      auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+      if (ec != std::errc() || ptr != t.data() + t.size()) return std::nullopt;
+      return "CAST(" + QuoteString(t) + " AS " + BaseType(mapped) + ")";
+    }
+    case Encoding::kDecimal32:
+    case Encoding::kDecimal64:
+    case Encoding::kDecimal128:
+    case Encoding::kDecimal256:
+    case Encoding::kDecimalText: {
+      if (def.kind != DefaultKind::kNumber && def.kind != DefaultKind::kString) return std::nullopt;
+      if (!Fits(mapped, Cell(DecimalCell{text}))) return std::nullopt;
+      if (e == Encoding::kDecimalText) return QuoteString(text);
+      return "CAST(" + QuoteString(text) + " AS " + BaseType(mapped) + ")";
+    }
+    case Encoding::kString:
+      if (def.kind == DefaultKind::kString || def.kind == DefaultKind::kNumber) return QuoteString(text);
+      if (def.kind == DefaultKind::kHex) {
+        auto bytes = HexBytes(text);
+        if (bytes) return QuoteString(*bytes);
+      }
+      return std::nullopt;
+    case Encoding::kEnum8:
+    case Encoding::kEnum16:
+      if (def.kind != DefaultKind::kString) return std::nullopt;
+      for (const std::string& label : mapped.labels) {
+        if (schema::EqualsIgnoreCase(label, text)) return QuoteString(label);
+      }
+      return std::nullopt;
+    case Encoding::kSetText:
+      if (def.kind != DefaultKind::kString) return std::nullopt;
+      return SetDefault(text, mapped);
+    case Encoding::kDate:
+    case Encoding::kDate32:
+    case Encoding::kDateTime:
+    case Encoding::kDateTime64:
+      if (def.kind != DefaultKind::kString) return std::nullopt;
+      return TemporalDefault(text, mapped);
+    default: return std::nullopt;
+  }
+}
+
+std::string InsertPrefix(std::string_view database, std::string_view table,
+                         const std::vector<std::string>& columns) {
+  std::string sql = "INSERT INTO " + QualifiedName(database, table) + " (";
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (i > 0) sql += ", ";
+    sql += QuoteIdentifier(columns[i]);
+  }
+  sql += ") FORMAT RowBinary";
+  return sql;
+}
+
+}  // namespace chsync::clickhouse

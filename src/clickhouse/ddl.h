@@ -1,0 +1,84 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "clickhouse/capabilities.h"
+#include "clickhouse/type_mapping.h"
+#include "common/result.h"
+#include "schema/table_schema.h"
+
+namespace chsync::clickhouse {
+
+/// Names of the metadata columns every destination table carries (ARCHITECTURE.md).
+inline constexpr std::string_view kVersionColumn = "_chsync_version";
+inline constexpr std::string_view kIsDeletedColumn = "_chsync_is_deleted";
+inline constexpr std::string_view kSyncedAtColumn = "_chsync_synced_at";
+
+/// Where statements go and how they are distributed.
+struct DdlTarget {
+  std::string database;  ///< destination database
+  /// ON CLUSTER name; empty for a single server. With a cluster, tables use
+  /// ReplicatedReplacingMergeTree at `replication_path` with replica `replica_name`.
+  std::string cluster;
+  /// Keeper path of replicated tables; "{db}" and "{table}" are replaced by the destination names
+  /// (literally, so servers without the {database}/{table} macros work too).
+  std::string replication_path = "/clickhouse/tables/{shard}/{db}/{table}";
+  std::string replica_name = "{replica}";
+};
+
+/// The sorting key of a destination table, chosen by this rule (docs/types.md, "Keys"):
+/// 1. the source's primary key, in key order;
+/// 2. else the first UNIQUE key whose columns are all NOT NULL (what InnoDB itself would cluster by);
+/// 3. else every column (a "full-row key"): identical rows collapse into one, and the pipe must
+///    apply an UPDATE as a tombstone for the before-image plus a new row (as for a key change).
+struct SortingKey {
+  std::vector<std::string> columns;
+  bool full_row = false;
+};
+SortingKey ChooseSortingKey(const schema::TableSchema& table);
+
+/// CREATE DATABASE IF NOT EXISTS `db` [ON CLUSTER c].
+std::string CreateDatabase(const DdlTarget& target);
+
+/// CREATE TABLE IF NOT EXISTS for `table` (named table.name in target.database): the mapped source
+/// columns, the metadata columns, ReplacingMergeTree(_chsync_version[, _chsync_is_deleted]) (the
+/// second argument where caps.replacing_is_deleted), ORDER BY ChooseSortingKey. Nullable key
+/// columns enter the key as isNull(c), assumeNotNull(c). Fails (kUnsupported) when a column
+/// cannot be mapped or a source column uses a metadata column's name.
+Result<std::string> CreateTable(const schema::TableSchema& table, const Capabilities& caps,
+                                const DdlTarget& target);
+
+/// ALTER TABLE … ADD COLUMN for `column`, positioned AFTER `after` (empty: FIRST where the server
+/// supports it, else at the end), with its DEFAULT when schema's parsed default is a portable
+/// literal (DefaultExpression).
+Result<std::string> AddColumn(std::string_view table, const schema::Column& column, std::string_view after,
+                              const Capabilities& caps, const DdlTarget& target);
+
+/// ALTER TABLE … MODIFY COLUMN `c` <type of `column` as now declared>, e.g. to make it Nullable or
+/// to extend an Enum's labels.
+Result<std::string> ModifyColumn(std::string_view table, const schema::Column& column,
+                                 const Capabilities& caps, const DdlTarget& target);
+
+/// ALTER TABLE … RENAME COLUMN; kUnsupported on servers without it (before 20.4).
+Result<std::string> RenameColumn(std::string_view table, std::string_view from, std::string_view to,
+                                 const Capabilities& caps, const DdlTarget& target);
+
+std::string DropTable(std::string_view table, const DdlTarget& target);
+std::string TruncateTable(std::string_view table, const DdlTarget& target);
+/// RENAME TABLE `db`.`from` TO `db`.`to`.
+std::string RenameTable(std::string_view from, std::string_view to, const DdlTarget& target);
+
+/// The ClickHouse DEFAULT expression for the column's parsed MySQL default when it is a portable
+/// literal that the column's type can hold exactly (numbers, strings, TRUE/FALSE, b'…', X'…',
+/// valid dates and datetimes); nullopt otherwise (CURRENT_TIMESTAMP, expressions, NULL, zero
+/// dates): an omitted default is never guessed.
+std::optional<std::string> DefaultExpression(const schema::Column& column, const MappedType& mapped);
+
+/// "INSERT INTO `db`.`t` (`a`, `b`) FORMAT RowBinary".
+std::string InsertPrefix(std::string_view database, std::string_view table,
+                         const std::vector<std::string>& columns);
+
+}  // namespace chsync::clickhouse

@@ -1,0 +1,170 @@
+#include "clickhouse/ddl.h"
+
+#include <gtest/gtest.h>
+
+#include "clickhouse/test_columns.h"
+
+namespace chsync::clickhouse {
+namespace {
+
+using schema::ColumnType;
+using schema::DefaultKind;
+using testing::Col;
+
+const Capabilities kOld = FromVersion({18, 16, 1, 0});
+const Capabilities kNew = FromVersion({26, 7, 3, 1});
+
+schema::TableSchema Orders() {
+  schema::TableSchema t;
+  t.database = "shop";
+  t.name = "orders";
+  t.columns = {Col("id", ColumnType::kBigInt).Unsigned().NotNull(),
+               Col("select", ColumnType::kVarChar).Length(10),
+               Col("created", ColumnType::kDateTime).Fsp(3).NotNull()};
+  t.primary_key = {"id"};
+  t.RenumberColumns();
+  return t;
+}
+
+TEST(DdlTest, CreateTableOnNewServer) {
+  DdlTarget target{.database = "dest"};
+  auto sql = CreateTable(Orders(), kNew, target);
+  ASSERT_TRUE(sql.ok()) << sql.error().message();
+  EXPECT_EQ(*sql,
+            "CREATE TABLE IF NOT EXISTS `dest`.`orders`\n(\n"
+            "    `id` UInt64,\n"
+            "    `select` Nullable(String),\n"
+            "    `created` DateTime64(3, 'UTC'),\n"
+            "    `_chsync_version` UInt64,\n"
+            "    `_chsync_is_deleted` UInt8,\n"
+            "    `_chsync_synced_at` DateTime64(3) DEFAULT now64(3)\n"
+            ")\nENGINE = ReplacingMergeTree(`_chsync_version`, `_chsync_is_deleted`)\n"
+            "ORDER BY (`id`)");
+}
+
+TEST(DdlTest, CreateTableOnOldServer) {
+  DdlTarget target{.database = "dest"};
+  auto sql = CreateTable(Orders(), kOld, target);
+  ASSERT_TRUE(sql.ok()) << sql.error().message();
+  EXPECT_NE(sql->find("`created` DateTime('UTC'),"), std::string::npos) << *sql;
+  EXPECT_NE(sql->find("`_chsync_synced_at` DateTime DEFAULT now()"), std::string::npos) << *sql;
+  EXPECT_NE(sql->find("ENGINE = ReplacingMergeTree(`_chsync_version`)\n"), std::string::npos) << *sql;
+}
+
+TEST(DdlTest, CreateTableOnCluster) {
+  DdlTarget target{.database = "dest", .cluster = "main"};
+  auto sql = CreateTable(Orders(), kNew, target);
+  ASSERT_TRUE(sql.ok());
+  EXPECT_NE(sql->find("CREATE TABLE IF NOT EXISTS `dest`.`orders` ON CLUSTER `main`"), std::string::npos)
+      << *sql;
+  EXPECT_NE(sql->find("ENGINE = ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/dest/orders', "
+                      "'{replica}', `_chsync_version`, `_chsync_is_deleted`)"),
+            std::string::npos)
+      << *sql;
+  EXPECT_EQ(CreateDatabase(target), "CREATE DATABASE IF NOT EXISTS `dest` ON CLUSTER `main`");
+}
+
+TEST(DdlTest, MetadataColumnNameInTheSourceIsRefused) {
+  schema::TableSchema t = Orders();
+  t.columns.push_back(Col("_chsync_version", ColumnType::kInt));
+  auto sql = CreateTable(t, kNew, {.database = "d"});
+  ASSERT_FALSE(sql.ok());
+  EXPECT_EQ(sql.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(sql.error().message().find("_chsync_version"), std::string::npos);
+}
+
+TEST(DdlTest, SortingKeyRules) {
+  schema::TableSchema t;
+  t.name = "t";
+  t.columns = {Col("a", ColumnType::kInt), Col("b", ColumnType::kInt).NotNull(),
+               Col("c", ColumnType::kInt).NotNull()};
+  t.primary_key = {"c", "b"};
+  EXPECT_EQ(ChooseSortingKey(t).columns, (std::vector<std::string>{"c", "b"}));
+  t.primary_key.clear();
+  t.unique_keys = {{"u_nullable", {"a"}}, {"u_ok", {"b"}}};
+  SortingKey unique = ChooseSortingKey(t);
+  EXPECT_EQ(unique.columns, (std::vector<std::string>{"b"}));
+  EXPECT_FALSE(unique.full_row);
+  t.unique_keys = {{"u_nullable", {"a"}}};
+  SortingKey full = ChooseSortingKey(t);
+  EXPECT_TRUE(full.full_row);
+  EXPECT_EQ(full.columns, (std::vector<std::string>{"a", "b", "c"}));
+  auto sql = CreateTable(t, kNew, {.database = "d"});
+  ASSERT_TRUE(sql.ok());
+  EXPECT_NE(sql->find("ORDER BY (isNull(`a`), assumeNotNull(`a`), `b`, `c`)"), std::string::npos) << *sql;
+}
+
+TEST(DdlTest, AddColumnPositionsAndDefaults) {
+  DdlTarget target{.database = "d"};
+  schema::Column c = Col("n", ColumnType::kInt).NotNull().Default(DefaultKind::kNumber, "-5");
+  EXPECT_EQ(*AddColumn("t", c, "id", kNew, target),
+            "ALTER TABLE `d`.`t` ADD COLUMN IF NOT EXISTS `n` Int32 DEFAULT -5 AFTER `id`");
+  EXPECT_EQ(*AddColumn("t", c, "id", kOld, target),
+            "ALTER TABLE `d`.`t` ADD COLUMN `n` Int32 DEFAULT -5 AFTER `id`");
+  EXPECT_EQ(*AddColumn("t", c, "", kNew, target),
+            "ALTER TABLE `d`.`t` ADD COLUMN IF NOT EXISTS `n` Int32 DEFAULT -5 FIRST");
+  EXPECT_EQ(*AddColumn("t", c, "", kOld, target), "ALTER TABLE `d`.`t` ADD COLUMN `n` Int32 DEFAULT -5");
+  DdlTarget clustered{.database = "d", .cluster = "c1"};
+  EXPECT_EQ(*AddColumn("t", c, "id", kOld, clustered),
+            "ALTER TABLE `d`.`t` ON CLUSTER `c1` ADD COLUMN `n` Int32 DEFAULT -5 AFTER `id`");
+}
+
+TEST(DdlTest, DefaultExpressionsOnlyForPortableLiterals) {
+  struct Case {
+    schema::Column column;
+    std::optional<std::string> expected;
+  };
+  const Case cases[] = {
+      {Col("a", ColumnType::kInt).Default(DefaultKind::kNumber, "+7"), "7"},
+      {Col("a", ColumnType::kTinyInt).Default(DefaultKind::kNumber, "300"), std::nullopt},
+      {Col("a", ColumnType::kTinyInt).Default(DefaultKind::kBool, "TRUE"), "1"},
+      {Col("a", ColumnType::kInt).Default(DefaultKind::kString, "42"), "42"},
+      {Col("a", ColumnType::kInt).Default(DefaultKind::kNumber, "1.5"), std::nullopt},
+      {Col("a", ColumnType::kBit).Length(8).Default(DefaultKind::kBit, "101"), "5"},
+      {Col("a", ColumnType::kDecimal).Precision(10, 2).Default(DefaultKind::kNumber, "1.50"),
+       "CAST('1.50' AS Decimal(10, 2))"},
+      {Col("a", ColumnType::kDecimal).Precision(10, 2).Default(DefaultKind::kNumber, "1.505"), std::nullopt},
+      {Col("a", ColumnType::kDouble).Default(DefaultKind::kNumber, "1e5"), "CAST('1e5' AS Float64)"},
+      {Col("a", ColumnType::kVarChar).Default(DefaultKind::kString, "it's"), "'it\\'s'"},
+      {Col("a", ColumnType::kVarBinary).Default(DefaultKind::kHex, "00FF"), "'\\x00\xff'"},
+      {Col("a", ColumnType::kEnum).Labels({"x", "y"}).Default(DefaultKind::kString, "Y"), "'y'"},
+      {Col("a", ColumnType::kEnum).Labels({"x", "y"}).Default(DefaultKind::kString, "z"), std::nullopt},
+      {Col("a", ColumnType::kSet).Labels({"a", "b", "c"}).Default(DefaultKind::kString, "c,a"), "'a,c'"},
+      {Col("a", ColumnType::kDate).Default(DefaultKind::kString, "2020-02-29"),
+       "CAST('2020-02-29' AS Date32)"},
+      {Col("a", ColumnType::kDate).Default(DefaultKind::kString, "0000-00-00"), std::nullopt},
+      {Col("a", ColumnType::kDateTime).Fsp(6).Default(DefaultKind::kString, "2020-01-02 03:04:05.5"),
+       "CAST('2020-01-02 03:04:05.5' AS DateTime64(6, 'UTC'))"},
+      {Col("a", ColumnType::kDateTime).Default(DefaultKind::kCurrentTimestamp, "CURRENT_TIMESTAMP"),
+       std::nullopt},
+      {Col("a", ColumnType::kInt).Default(DefaultKind::kExpression, "(1 + 1)"), std::nullopt},
+      {Col("a", ColumnType::kInt).Default(DefaultKind::kNull, ""), std::nullopt},
+      {Col("a", ColumnType::kJson).Default(DefaultKind::kExpression, "(json_object())"), std::nullopt},
+  };
+  for (const Case& c : cases) {
+    auto mapped = MapColumn(c.column, kNew);
+    ASSERT_TRUE(mapped.ok());
+    EXPECT_EQ(DefaultExpression(c.column, *mapped), c.expected)
+        << c.column.TypeText() << " DEFAULT " << c.column.default_value.text;
+  }
+}
+
+TEST(DdlTest, ModifyRenameDropTruncate) {
+  DdlTarget target{.database = "d"};
+  schema::Column c = Col("a b", ColumnType::kInt);
+  EXPECT_EQ(*ModifyColumn("t", c, kOld, target), "ALTER TABLE `d`.`t` MODIFY COLUMN `a b` Nullable(Int32)");
+  EXPECT_EQ(*RenameColumn("t", "a", "select", kNew, target),
+            "ALTER TABLE `d`.`t` RENAME COLUMN `a` TO `select`");
+  auto old_rename = RenameColumn("t", "a", "b", kOld, target);
+  ASSERT_FALSE(old_rename.ok());
+  EXPECT_EQ(old_rename.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(old_rename.error().message().find("20.4"), std::string::npos);
+  EXPECT_EQ(DropTable("t", target), "DROP TABLE IF EXISTS `d`.`t`");
+  EXPECT_EQ(TruncateTable("t", target), "TRUNCATE TABLE IF EXISTS `d`.`t`");
+  EXPECT_EQ(RenameTable("t", "u", target), "RENAME TABLE `d`.`t` TO `d`.`u`");
+  EXPECT_EQ(InsertPrefix("d", "t", {"a", "_chsync_version"}),
+            "INSERT INTO `d`.`t` (`a`, `_chsync_version`) FORMAT RowBinary");
+}
+
+}  // namespace
+}  // namespace chsync::clickhouse

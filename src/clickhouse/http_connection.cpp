@@ -1,0 +1,230 @@
+#include "clickhouse/http_connection.h"
+
+#include <curl/curl.h>
+#include <zlib.h>
+
+#include <cstring>
+#include <mutex>
+
+#include "clickhouse/server_error.h"
+
+namespace chsync::clickhouse {
+namespace {
+
+struct ResponseState {
+  std::string body;
+  int exception_code = 0;
+};
+
+size_t OnBody(char* data, size_t size, size_t count, void* user) {
+  auto* state = static_cast<ResponseState*>(user);
+  state->body.append(data, size * count);
+  return size * count;
+}
+
+size_t OnHeader(char* data, size_t size, size_t count, void* user) {
+  auto* state = static_cast<ResponseState*>(user);
+  std::string_view line(data, size * count);
+  constexpr std::string_view kName = "x-clickhouse-exception-code:";
+  if (line.size() > kName.size()) {
+    bool match = true;
+    for (size_t i = 0; i < kName.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(line[i])) != kName[i]) {
+        match = false;
+        break;
+      }
+    }
+    if (match)
+      state->exception_code = ParseExceptionCode(
+          "Code: " + std::string(line.substr(kName.size() + (line[kName.size()] == ' ' ? 1 : 0))));
+  }
+  return size * count;
+}
+
+/// Data handed to libcurl for the request body without copying.
+struct UploadState {
+  std::string_view first;   // the statement text, or empty for inserts
+  std::string_view second;  // the data
+  size_t offset = 0;
+};
+
+size_t OnUpload(char* buffer, size_t size, size_t count, void* user) {
+  auto* state = static_cast<UploadState*>(user);
+  size_t room = size * count;
+  size_t written = 0;
+  while (room > 0) {
+    size_t total = state->first.size() + state->second.size();
+    if (state->offset >= total) break;
+    std::string_view part = state->offset < state->first.size()
+                                ? state->first.substr(state->offset)
+                                : state->second.substr(state->offset - state->first.size());
+    size_t n = std::min(room, part.size());
+    std::memcpy(buffer + written, part.data(), n);
+    written += n;
+    room -= n;
+    state->offset += n;
+  }
+  return written;
+}
+
+std::string Escape(CURL* curl, std::string_view text) {
+  char* escaped = curl_easy_escape(curl, text.data(), static_cast<int>(text.size()));
+  std::string out = escaped != nullptr ? escaped : "";
+  curl_free(escaped);
+  return out;
+}
+
+/// Gzip of `data` (RFC 1952), which every ClickHouse HTTP server accepts with
+/// `Content-Encoding: gzip`.
+Result<std::string> Gzip(std::string_view data) {
+  z_stream zs{};
+  if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return Error(ErrorKind::kInternal, "zlib deflateInit2 failed");
+  }
+  std::string out;
+  out.resize(deflateBound(&zs, data.size()));
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  int rc = deflate(&zs, Z_FINISH);
+  size_t produced = zs.total_out;
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) return Error(ErrorKind::kInternal, "zlib deflate failed");
+  out.resize(produced);
+  return out;
+}
+
+void GlobalInit() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+}  // namespace
+
+Result<std::unique_ptr<HttpConnection>> HttpConnection::Create(std::string base_url, std::string user,
+                                                               std::string password, ConnectOptions options) {
+  GlobalInit();
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return Error(ErrorKind::kInternal, "curl_easy_init failed");
+  return std::unique_ptr<HttpConnection>(new HttpConnection(curl, std::move(base_url), std::move(user),
+                                                            std::move(password), std::move(options)));
+}
+
+HttpConnection::HttpConnection(void* curl, std::string base_url, std::string user, std::string password,
+                               ConnectOptions options)
+    : curl_(curl),
+      base_url_(std::move(base_url)),
+      user_(std::move(user)),
+      password_(std::move(password)),
+      options_(std::move(options)) {}
+
+HttpConnection::~HttpConnection() {
+  curl_easy_cleanup(static_cast<CURL*>(curl_));
+}
+
+std::string HttpConnection::RequestUrl(std::string_view sql_in_url, std::string_view format,
+                                       const RequestOptions& request) {
+  CURL* curl = static_cast<CURL*>(curl_);
+  std::string url = base_url_ + "?wait_end_of_query=1";
+  auto add = [&](std::string_view name, std::string_view value) {
+    url += "&";
+    url += Escape(curl, name);
+    url += "=";
+    url += Escape(curl, value);
+  };
+  if (!sql_in_url.empty()) add("query", sql_in_url);
+  if (!format.empty()) add("default_format", format);
+  if (!options_.database.empty()) add("database", options_.database);
+  if (!request.query_id.empty()) add("query_id", request.query_id);
+  for (const auto& [name, value] : options_.settings) add(name, value);
+  for (const auto& [name, value] : request.settings) add(name, value);
+  return url;
+}
+
+Result<std::string> HttpConnection::Run(std::string_view sql, std::string_view data, std::string_view format,
+                                        const RequestOptions& request) {
+  CURL* curl = static_cast<CURL*>(curl_);
+  curl_easy_reset(curl);  // keeps the live connection and caches; clears the previous request's options
+
+  const bool insert = !data.empty();
+  std::string url =
+      RequestUrl(insert ? sql : std::string_view(), insert ? std::string_view() : format, request);
+  std::string compressed;
+  UploadState upload;
+  if (insert) {
+    if (options_.compress_min_bytes > 0 && data.size() >= options_.compress_min_bytes) {
+      CHSYNC_ASSIGN_OR_RETURN(compressed, Gzip(data));
+      upload.second = compressed;
+    } else {
+      upload.second = data;
+    }
+  } else {
+    upload.first = sql;
+  }
+  const size_t body_size = upload.first.size() + upload.second.size();
+
+  struct curl_slist* headers = nullptr;
+  headers = curl_slist_append(headers, "Content-Type: application/octet-stream");
+  headers = curl_slist_append(headers, "Expect:");
+  if (!compressed.empty()) headers = curl_slist_append(headers, "Content-Encoding: gzip");
+  std::string user_header;
+  std::string key_header;
+  if (options_.header_auth) {
+    user_header = "X-ClickHouse-User: " + user_;
+    key_header = "X-ClickHouse-Key: " + password_;
+    headers = curl_slist_append(headers, user_header.c_str());
+    headers = curl_slist_append(headers, key_header.c_str());
+  } else {
+    curl_easy_setopt(curl, CURLOPT_HTTPAUTH, static_cast<long>(CURLAUTH_BASIC));
+    curl_easy_setopt(curl, CURLOPT_USERNAME, user_.c_str());
+    curl_easy_setopt(curl, CURLOPT_PASSWORD, password_.c_str());
+  }
+
+  ResponseState response;
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_POST, 1L);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body_size));
+  curl_easy_setopt(curl, CURLOPT_READFUNCTION, &OnUpload);
+  curl_easy_setopt(curl, CURLOPT_READDATA, &upload);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &OnBody);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &response);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, &OnHeader);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
+  if (!options_.tls_ca.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.tls_ca.c_str());
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, options_.tls_verify ? 1L : 0L);
+  curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, options_.tls_verify ? 2L : 0L);
+  char curl_error[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_error);
+
+  CURLcode rc = curl_easy_perform(curl);
+  curl_slist_free_all(headers);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  long opened = 0;
+  curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &opened);
+  connections_opened_ += static_cast<uint64_t>(opened);
+  if (rc != CURLE_OK) {
+    std::string detail = curl_error[0] != '\0' ? curl_error : curl_easy_strerror(rc);
+    ErrorKind kind = rc == CURLE_SSL_CACERT_BADFILE ? ErrorKind::kConfig : ErrorKind::kNetwork;
+    return Error(kind, "cannot reach ClickHouse at " + base_url_ + ": " + detail);
+  }
+  if (status == 200 && response.exception_code == 0) return std::move(response.body);
+  if (response.exception_code == 0 && ParseExceptionCode(response.body) == 0) {
+    std::string what = "ClickHouse at " + base_url_ + " answered HTTP " + std::to_string(status);
+    std::string snippet = response.body.substr(0, 300);
+    if (!snippet.empty()) what += ": " + snippet;
+    if (status >= 500 || status == 0) return Error(ErrorKind::kNetwork, what);
+    if (status == 401 || status == 403)
+      return Error(ErrorKind::kAuth, what + "; check the user and password");
+    return Error(ErrorKind::kServer, what);
+  }
+  return ExceptionError(base_url_, response.exception_code, response.body);
+}
+
+}  // namespace chsync::clickhouse

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clickhouse/capabilities.h"
+#include "common/result.h"
+#include "schema/table_schema.h"
+
+namespace chsync::clickhouse {
+
+/// How the RowBinary encoder writes a value into a destination column (see row_binary.h for the
+/// input each one takes). docs/types.md is the user-facing version of MapColumn's table.
+enum class Encoding {
+  kInt8,
+  kInt16,
+  kInt32,
+  kInt64,
+  kUInt8,
+  kUInt16,
+  kUInt32,
+  kUInt64,
+  kFloat32,
+  kFloat64,
+  kDecimal32,     ///< Decimal(P ≤ 9, S): Int32 of the value × 10^S
+  kDecimal64,     ///< Decimal(P ≤ 18, S)
+  kDecimal128,    ///< Decimal(P ≤ 38, S)
+  kDecimal256,    ///< Decimal(P ≤ 76, S)
+  kDecimalText,   ///< String holding the exact decimal digits (server without Decimal256)
+  kDate,          ///< Date: UInt16 days since 1970-01-01, clamped to 1970-01-01..2105-12-31
+  kDate32,        ///< Date32: Int32 days since 1970-01-01, clamped to 1900-01-01..2299-12-31
+  kDateTime,      ///< DateTime('UTC'): UInt32 seconds, clamped to 1970-01-01..2105-12-31 23:59:59
+  kDateTime64,    ///< DateTime64(fsp, 'UTC'): Int64 ticks of 10^-fsp s
+  kTimeText,      ///< String "[-]HH:MM:SS[.f…]" as MySQL prints a TIME
+  kString,        ///< String: bytes as they are
+  kEnum8,         ///< Enum8: Int8 of the MySQL 1-based index (0 = the empty error value)
+  kEnum16,        ///< Enum16: Int16 of the index
+  kSetText,       ///< String: the member labels joined by ',' (MySQL's text form)
+  kWkt,           ///< String: WKT of a GEOMETRY (SRID + WKB in)
+  kFloat32Array,  ///< Array(Float32): a VECTOR's little-endian float32 elements
+  kUuid,          ///< UUID
+  kIPv4,          ///< IPv4: UInt32
+  kIPv6,          ///< IPv6: 16 bytes network order
+  kIPv4Text,      ///< String "a.b.c.d" (server without IPv4)
+  kIPv6Text,      ///< String in RFC 5952 form (server without IPv6)
+};
+
+/// A source column's ClickHouse type and encoding.
+struct MappedType {
+  /// The full ClickHouse type, e.g. "Nullable(Decimal(65, 30))", "Enum8('a' = 1, 'b' = 2)".
+  std::string type;
+  Encoding encoding = Encoding::kString;
+  bool nullable = false;
+  uint32_t precision = 0;  ///< decimals
+  uint32_t scale = 0;      ///< decimals: S; DateTime64/TIME text: fractional digits
+  /// ENUM/SET labels in declaration order (ENUM index i+1 is labels[i]; SET bit i is labels[i]).
+  std::vector<std::string> labels;
+  /// Set when the mapping is a fallback that loses type information (not values), for warnings:
+  /// e.g. "DECIMAL(65,30) kept as String: Decimal256 needs ClickHouse 22.3 or later".
+  std::string fallback_note;
+};
+
+/// Maps a MySQL/MariaDB column to ClickHouse for a server with `caps`. Nullable exactly when the
+/// source column is. Fails (kUnsupported) for kUnknown types and ENUMs with more labels than
+/// Enum16 holds (they map to String only by an explicit choice, not silently).
+Result<MappedType> MapColumn(const schema::Column& column, const Capabilities& caps);
+
+/// The encoding of the metadata columns.
+MappedType VersionColumnType();    ///< _chsync_version UInt64
+MappedType IsDeletedColumnType();  ///< _chsync_is_deleted UInt8
+
+}  // namespace chsync::clickhouse

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "schema/table_schema.h"
+
+namespace chsync::schema {
+
+/// Rows of a text-protocol query, NULL as nullopt: the same shape as mysql::QueryResult, so the
+/// caller copies `columns` and `rows` across (schema/ does not depend on mysql/).
+struct TextRows {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::optional<std::string>>> rows;
+};
+
+/// Which server wrote the rows: MariaDB quotes literal defaults in COLUMN_DEFAULT ('abc', NULL as
+/// the text "NULL", current_timestamp()); MySQL 5.7–9.x does not, and marks expression defaults
+/// with DEFAULT_GENERATED in EXTRA (8.0.13+).
+struct InformationSchemaFlavor {
+  bool mariadb = false;
+};
+
+/// The three queries, restricted to `databases` (names embedded as hex literals, so any bytes
+/// and any sql_mode are safe). Column order is what LoadSchemas expects.
+std::string TablesQuery(const std::vector<std::string>& databases);
+std::string ColumnsQuery(const std::vector<std::string>& databases);
+std::string StatisticsQuery(const std::vector<std::string>& databases);
+
+/// Builds the schemas of the base tables in `tables` from the rows of TablesQuery, ColumnsQuery
+/// and StatisticsQuery. Tables come out ordered by (database, name); unique keys by index name
+/// (information_schema does not keep declaration order). Hand each to Tracker::SetTable, which
+/// normalises it. Errors (kCorrupt) name the table and column whose row does not parse.
+Result<std::vector<TableSchema>> LoadSchemas(const TextRows& tables, const TextRows& columns,
+                                             const TextRows& statistics,
+                                             const InformationSchemaFlavor& flavor);
+
+}  // namespace chsync::schema

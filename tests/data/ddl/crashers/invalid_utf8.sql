@@ -1,0 +1,1 @@
+CREATE TABLE `ÿþ` (`Ã` INT DEFAULT 'â‚')

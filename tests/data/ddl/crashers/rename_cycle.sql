@@ -1,0 +1,1 @@
+RENAME TABLE db.t TO db.u, db.u TO db.t, db.t TO db.v
