@@ -229,7 +229,9 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
 
 void CheckDestination(const Url& url, Report& report) {
   report.Section("Destination  " + url.Redacted());
-  auto conn = clickhouse::Connect(url);
+  clickhouse::ConnectOptions options;
+  options.retry.max_attempts = 1;  // a preflight reports at once
+  auto conn = clickhouse::Connect(url, options);
   if (!conn.ok()) {
     report.Text("cannot open: " + conn.error().message());
     report.Block("destination: " + conn.error().message());

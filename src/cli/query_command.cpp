@@ -35,7 +35,9 @@ int RunQuery(const QueryOptions& o) {
     fmt::print(stderr, "chsync query: no statement given\n");
     return kExitUsage;
   }
-  auto conn = clickhouse::Connect(*url);
+  clickhouse::ConnectOptions options;
+  options.retry.max_attempts = 1;  // an interactive command reports at once
+  auto conn = clickhouse::Connect(*url, options);
   if (!conn.ok()) {
     fmt::print(stderr, "chsync query: {}\n", conn.error().message());
     return conn.error().kind() == ErrorKind::kUsage ? kExitUsage : kExitFailure;

@@ -1,9 +1,13 @@
 #include "clickhouse/connection.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <thread>
 
 #include "clickhouse/embedded_connection.h"
 #include "clickhouse/http_connection.h"
+#include "clickhouse/server_error.h"
+#include "common/log.h"
 
 namespace chsync::clickhouse {
 namespace {
@@ -48,13 +52,26 @@ Status ApplyQueryOptions(std::string_view query, ConnectOptions& options, bool& 
 
 }  // namespace
 
+Result<std::string> Connection::RunWithRetries(std::string_view sql, std::string_view data,
+                                               std::string_view format, const RequestOptions& request) {
+  std::chrono::milliseconds backoff = retry_.initial_backoff;
+  for (int attempt = 1;; ++attempt) {
+    auto result = Run(sql, data, format, request);
+    if (result.ok() || attempt >= retry_.max_attempts || !IsRetryable(result.error())) return result;
+    log::Warn("{}; retrying in {} ms (attempt {} of {})", result.error().message(), backoff.count(),
+              attempt + 1, retry_.max_attempts);
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, retry_.max_backoff);
+  }
+}
+
 Result<std::string> Connection::Query(std::string_view sql, std::string_view format,
                                       const RequestOptions& request) {
-  return Run(sql, {}, format, request);
+  return RunWithRetries(sql, {}, format, request);
 }
 
 Status Connection::Execute(std::string_view sql, const RequestOptions& request) {
-  auto result = Run(sql, {}, "TabSeparated", request);
+  auto result = RunWithRetries(sql, {}, "TabSeparated", request);
   if (!result.ok()) return std::move(result).error();
   return Status::Ok();
 }
@@ -62,7 +79,7 @@ Status Connection::Execute(std::string_view sql, const RequestOptions& request) 
 Status Connection::Insert(std::string_view insert_sql_prefix, std::string_view data,
                           const RequestOptions& request) {
   if (data.empty()) return Status::Ok();
-  auto result = Run(insert_sql_prefix, data, {}, request);
+  auto result = RunWithRetries(insert_sql_prefix, data, {}, request);
   if (!result.ok()) return std::move(result).error();
   return Status::Ok();
 }
@@ -79,6 +96,7 @@ Result<ServerVersion> Connection::Version() {
 Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions& options) {
   if (url.scheme == "file") {
     CHSYNC_ASSIGN_OR_RETURN(auto conn, EmbeddedConnection::Open(url.path, options));
+    conn->set_retry_policy(options.retry);
     return std::unique_ptr<Connection>(std::move(conn));
   }
   if (url.scheme != "http" && url.scheme != "https") {
@@ -101,8 +119,10 @@ Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions
   uint16_t port = url.port != 0 ? url.port : (url.scheme == "https" ? 8443 : 8123);
   std::string host = url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
   std::string base = url.scheme + "://" + host + ":" + std::to_string(port) + "/";
+  RetryPolicy retry = effective.retry;
   CHSYNC_ASSIGN_OR_RETURN(auto conn, HttpConnection::Create(std::move(base), std::move(user),
                                                             std::move(password), std::move(effective)));
+  conn->set_retry_policy(retry);
   return std::unique_ptr<Connection>(std::move(conn));
 }
 

@@ -14,8 +14,21 @@
 
 namespace chsync::clickhouse {
 
+/// How a Connection retries a statement that failed with a retryable error (IsRetryable():
+/// transport failures, "too many parts", memory limit, timeouts): it waits initial_backoff,
+/// doubling up to max_backoff, for at most max_attempts tries in all. Other errors (syntax, types,
+/// authentication) return at once. A retried INSERT may have been applied once already: the
+/// destination tables deduplicate by version, so the FINAL view is unaffected.
+struct RetryPolicy {
+  int max_attempts = 6;  ///< 1: no retries
+  std::chrono::milliseconds initial_backoff{250};
+  std::chrono::milliseconds max_backoff{8'000};
+};
+
 /// How to reach a destination, beyond what its URL says.
 struct ConnectOptions {
+  /// Retries of failed statements; `chsync check` uses a single attempt to report at once.
+  RetryPolicy retry;
   /// Environment variable that supplies the password when the URL has none.
   std::string password_env = "CHSYNC_DEST_PASSWORD";
   std::chrono::milliseconds connect_timeout{10'000};
@@ -75,13 +88,21 @@ class Connection {
   /// True for the embedded engine.
   virtual bool embedded() const = 0;
 
+  void set_retry_policy(const RetryPolicy& policy) { retry_ = policy; }
+  const RetryPolicy& retry_policy() const { return retry_; }
+
  protected:
   /// Runs one statement; `data` (may be empty) follows the statement text as its inline data.
   virtual Result<std::string> Run(std::string_view sql, std::string_view data, std::string_view format,
                                   const RequestOptions& request) = 0;
 
  private:
+  /// Run() again while it fails with a retryable error, as retry_ allows.
+  Result<std::string> RunWithRetries(std::string_view sql, std::string_view data, std::string_view format,
+                                     const RequestOptions& request);
+
   std::optional<ServerVersion> version_;
+  RetryPolicy retry_;
 };
 
 /// Opens a destination from its URL: `http(s)://USER[:PASSWORD]@HOST[:PORT][/DATABASE][?options]`
