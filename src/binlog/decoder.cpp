@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "binlog/compression.h"
 #include "binlog/event_parsers.h"
@@ -190,7 +191,7 @@ struct Decoder::Context {
   bool in_payload = false;
 };
 
-Decoder::Decoder(DecoderOptions options) : options_(options) {}
+Decoder::Decoder(DecoderOptions options) : options_(std::move(options)) {}
 
 ChecksumAlgorithm Decoder::checksum() const {
   return format_ ? format_->checksum : options_.checksum_before_format;
@@ -470,7 +471,9 @@ Status Decoder::DecodeBody(Context& ctx, Event& ev) {
       return Status::Ok();
     }
     case EventType::kTableMap: {
-      CHSYNC_ASSIGN_OR_RETURN(std::shared_ptr<TableMap> t, internal::ParseTableMap(r, post_header(8)));
+      CHSYNC_ASSIGN_OR_RETURN(
+          std::shared_ptr<TableMap> t,
+          internal::ParseTableMap(r, post_header(8), format_ && format_->mariadb, &options_.decode_rows_of));
       if (clear_tables_before_next_map_) {
         tables_.clear();
         clear_tables_before_next_map_ = false;
@@ -499,7 +502,7 @@ Status Decoder::DecodeBody(Context& ctx, Event& ev) {
                 type == EventType::kDeleteRowsV2 || type == EventType::kPartialUpdateRows ||
                 static_cast<uint8_t>(type) >= 169;
       RowsEvent rows;
-      internal::ValueContext vctx{arena_, scratch_, options_.max_uncompressed_size};
+      internal::ValueContext vctx{arena_, scratch_, options_.max_uncompressed_size, &options_.decode_rows_of};
       CHSYNC_RETURN_IF_ERROR(internal::ParseRows(
           r, type, post_header(v2 ? 10 : 8), [this](uint64_t id) { return FindTable(id); }, vctx, rows));
       if (rows.flags & kRowsFlagStmtEnd) clear_tables_before_next_map_ = true;

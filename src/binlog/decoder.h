@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,11 @@ struct DecoderOptions {
   /// A ROTATE event switches file() to its next_file (right for replication streams). A file
   /// reader turns this off: positions stay offsets in the file being read.
   bool follow_rotate = true;
+  /// When set, rows events of tables for which it returns false are not decoded: the RowsEvent
+  /// names its table and has `skipped` set and no rows, and the TABLE_MAP of such a table has
+  /// no optional metadata (a replica skips tables it does not replicate this way, cheaply, and a
+  /// flaw in their metadata does not stop it).
+  std::function<bool(const TableMap&)> decode_rows_of;
 };
 
 /// A stateful binlog event decoder: bytes of one event in, one typed Event out. No I/O.

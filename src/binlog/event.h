@@ -274,6 +274,8 @@ struct RowsEvent {
   /// true when an image leaves out some columns (binlog_row_image=MINIMAL or NOBLOB).
   bool partial_before_image = false;
   bool partial_after_image = false;
+  /// DecoderOptions::decode_rows_of declined the table: `rows` is empty.
+  bool skipped = false;
   std::vector<RowChange> rows;
   /// Backing store of every RowImage in `rows` (do not resize).
   std::vector<Value> values;

@@ -18,10 +18,16 @@ struct ValueContext {
   TextArena& arena;
   std::string& scratch;
   uint64_t max_uncompressed_size;
+  /// When set and false for a rows event's table, its rows are not decoded (RowsEvent::skipped).
+  const std::function<bool(const TableMap&)>* decode_rows_of = nullptr;
 };
 
 /// TABLE_MAP_EVENT from its post-header and body (`r` covers both, checksum excluded).
-Result<std::shared_ptr<TableMap>> ParseTableMap(ByteReader r, uint8_t post_header_len);
+/// `mariadb`: the SIGNEDNESS bitmap has a bit for YEAR columns too (MariaDB's YEAR is an integer
+/// field; MySQL leaves it out), and GEOMETRY columns count as character columns in the charset
+/// lists. When `wanted` is set and false for the table, its optional metadata is not read.
+Result<std::shared_ptr<TableMap>> ParseTableMap(ByteReader r, uint8_t post_header_len, bool mariadb = false,
+                                                const std::function<bool(const TableMap&)>* wanted = nullptr);
 
 /// Rows events of every version. `find_table` looks a table id up in the decoder's cache.
 Status ParseRows(ByteReader r, EventType type, uint8_t post_header_len,

@@ -427,6 +427,10 @@ Status ParseRows(ByteReader r, EventType type, uint8_t post_header_len,
                      "." + t.table + " (id " + std::to_string(t.table_id) + ") has " +
                      std::to_string(t.columns.size()));
   }
+  if (ctx.decode_rows_of != nullptr && *ctx.decode_rows_of && !(*ctx.decode_rows_of)(t)) {
+    out.skipped = true;
+    return Status::Ok();
+  }
   bool two_images = out.kind == RowsKind::kUpdate || out.kind == RowsKind::kPartialUpdate;
   CHSYNC_ASSIGN_OR_RETURN(ImageLayout first, ReadBitmap(r, columns, "columns-present bitmap"));
   ImageLayout second = first;

@@ -115,9 +115,14 @@ Status ReadStringLists(ByteReader& v, const std::vector<ColumnInfo*>& cols) {
   return Status::Ok();
 }
 
-Status ReadOptionalMetadata(ByteReader& r, TableMap& t) {
-  auto is_numeric = [](const ColumnInfo& c) { return IsNumericType(c.real_type); };
-  auto is_char = [](const ColumnInfo& c) { return IsCharacterType(c.real_type); };
+Status ReadOptionalMetadata(ByteReader& r, TableMap& t, bool mariadb) {
+  auto is_numeric = [mariadb](const ColumnInfo& c) {
+    return IsNumericType(c.real_type) || (mariadb && c.real_type == ColumnType::kYear);
+  };
+  // MariaDB's GEOMETRY is a BLOB underneath and has a (binary) collation in the charset lists.
+  auto is_char = [mariadb](const ColumnInfo& c) {
+    return IsCharacterType(c.real_type) || (mariadb && c.real_type == ColumnType::kGeometry);
+  };
   auto is_enum_set = [](const ColumnInfo& c) { return IsEnumOrSetType(c.real_type); };
   while (!r.empty()) {
     CHSYNC_ASSIGN_OR_RETURN(uint8_t kind, r.ReadU8("optional metadata type"));
@@ -216,7 +221,8 @@ Status ReadOptionalMetadata(ByteReader& r, TableMap& t) {
 
 }  // namespace
 
-Result<std::shared_ptr<TableMap>> ParseTableMap(ByteReader r, uint8_t post_header_len) {
+Result<std::shared_ptr<TableMap>> ParseTableMap(ByteReader r, uint8_t post_header_len, bool mariadb,
+                                                const std::function<bool(const TableMap&)>* wanted) {
   auto t = std::make_shared<TableMap>();
   if (post_header_len != 6 && post_header_len != 8) {
     return r.Corrupt("TABLE_MAP post-header length " + std::to_string(post_header_len) +
@@ -258,7 +264,9 @@ Result<std::shared_ptr<TableMap>> ParseTableMap(ByteReader r, uint8_t post_heade
   for (size_t i = 0; i < count; ++i) {
     t->columns[i].nullable = (static_cast<uint8_t>(nulls[i / 8]) >> (i % 8)) & 1;
   }
-  Status s = ReadOptionalMetadata(r, *t);
+  // A table whose rows will not be decoded needs no optional metadata (nor can a flaw in it matter).
+  if (wanted != nullptr && *wanted && !(*wanted)(*t)) return t;
+  Status s = ReadOptionalMetadata(r, *t, mariadb);
   if (!s.ok()) return std::move(s).error().AddContext("optional metadata of " + t->database + "." + t->table);
   return t;
 }

@@ -1,8 +1,10 @@
 // `chsync explain-ddl`: reads MySQL/MariaDB statements (stdin or files, `;`-separated, quotes,
 // comments and DELIMITER respected), and prints for each what it parsed to and the schema
-// changes it makes, applying them in order to a schema tracker that starts empty. Exit 0 when
-// every statement parsed and applied, 1 otherwise (each failure named with its position), 2 on
-// bad usage.
+// changes it makes, applying them in order to a schema tracker that starts empty. With
+// --clickhouse-version, also what the pipe would do in ClickHouse (pipe/ddl_policy.h) for tables
+// created earlier in the input: the statements it would run, its log lines, or the message it would
+// stop with. Exit 0 when every statement parsed and applied (a stop is an outcome, not a failure),
+// 1 otherwise (each failure named with its position), 2 on bad usage.
 
 #include <fmt/format.h>
 
@@ -10,12 +12,18 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli/command.h"
+#include "clickhouse/capabilities.h"
+#include "clickhouse/server_version.h"
+#include "pipe/ddl_policy.h"
 #include "schema/explain.h"
 #include "schema/parser.h"
 #include "schema/tracker.h"
@@ -57,7 +65,81 @@ std::string Preview(std::string_view text) {
   return out;
 }
 
+/// The ClickHouse side of explain-ddl: the destination of every table created earlier in the input,
+/// planned statement by statement as the pipe would.
+class DestinationModel {
+ public:
+  DestinationModel(const clickhouse::Capabilities& caps, bool ordinal_mode)
+      : caps_(caps), ordinal_mode_(ordinal_mode) {}
+
+  /// Prints the plan of each table that `changes` touch: "clickhouse: SQL", "log: line" or
+  /// "stop: message". After a stop the table is treated as resynchronised (its destination
+  /// rebuilt from the schema after the statement), so later statements still show their plans.
+  void Print(const std::vector<schema::SchemaChange>& changes, const schema::Tracker& tracker,
+             const std::string& position, const std::string& statement) {
+    std::vector<std::pair<Key, std::vector<schema::SchemaChange>>> groups;
+    for (const schema::SchemaChange& change : changes) {
+      Key key{change.table.database, change.table.name};
+      if (groups.empty() || groups.back().first != key)
+        groups.emplace_back(key, std::vector<schema::SchemaChange>{});
+      groups.back().second.push_back(change);
+    }
+    for (auto& [key, group] : groups) {
+      // A rename's destination is still under the old name.
+      Key from = key;
+      for (const schema::SchemaChange& change : group) {
+        if (change.kind == schema::SchemaChange::Kind::kTableRenamed) {
+          from = Key{change.old_table.database, change.old_table.name};
+        }
+      }
+      bool created = false;
+      for (const schema::SchemaChange& change : group) {
+        created = created || change.kind == schema::SchemaChange::Kind::kTableCreated;
+      }
+      auto known = tables_.find(from);
+      if (known == tables_.end() && !created) continue;  // not created in the input: schema unknown
+      pipe::DestinationTable before = known == tables_.end() ? pipe::DestinationTable{} : known->second;
+      if (known != tables_.end()) tables_.erase(known);
+      const schema::TableSchema* after = tracker.Find(key.first, key.second);
+      pipe::PolicyContext context;
+      context.ordinal_mode = ordinal_mode_;
+      context.position = position;
+      context.statement = statement;
+      context.caps = caps_;
+      context.target.database = key.first;
+      auto plan = pipe::PlanTableChanges(group, before, after, context);
+      if (!plan.ok()) {
+        fmt::print("stop: {}\n", plan.error().message());
+        if (after != nullptr) tables_[key] = pipe::NewDestination(*after, caps_);
+        continue;
+      }
+      for (const std::string& sql : plan->statements) fmt::print("clickhouse: {}\n", sql);
+      for (const std::string& line : plan->log_lines) fmt::print("log: {}\n", line);
+      // A dropped table's destination is kept (and so is its entry: a CREATE of the same name stops).
+      tables_[key] = std::move(plan->after);
+    }
+  }
+
+ private:
+  using Key = std::pair<std::string, std::string>;
+
+  clickhouse::Capabilities caps_;
+  bool ordinal_mode_;
+  std::map<Key, pipe::DestinationTable> tables_;
+};
+
 int RunExplainDdl(const ExplainDdlOptions& o) {
+  std::optional<DestinationModel> destination;
+  if (!o.clickhouse_version.empty()) {
+    auto version = clickhouse::ParseServerVersion(o.clickhouse_version);
+    if (!version.ok()) {
+      fmt::print(stderr,
+                 "chsync explain-ddl: --clickhouse-version {}: expected a version such as 23.8 or 18.16.1\n",
+                 o.clickhouse_version);
+      return kExitUsage;
+    }
+    destination.emplace(clickhouse::FromVersion(*version), o.metadata != "full");
+  }
   schema::LexOptions lex = schema::LexOptionsFromSqlMode(o.sql_mode);
   schema::Tracker::Options tracker_options;
   tracker_options.full_metadata = o.metadata == "full";
@@ -102,6 +184,10 @@ int RunExplainDdl(const ExplainDdlOptions& o) {
       }
       for (const schema::SchemaChange& change : applied->changes)
         fmt::print("=> {}", schema::ExplainChange(change));
+      if (destination) {
+        destination->Print(applied->changes, tracker, fmt::format("{}:{}", label, piece.line),
+                           std::string(piece.text));
+      }
       for (const std::string& note : applied->notes) fmt::print("note: {}\n", note);
       fmt::print("\n");
     }
@@ -126,8 +212,9 @@ void AddExplainDdlCommand(CLI::App& app, RunFunction& run) {
       ->check(CLI::IsMember({"full", "minimal"}));
   sub->add_option(
       "--clickhouse-version", options->clickhouse_version,
-      "ClickHouse version to target; accepted but not used yet: ClickHouse statements are not printed "
-      "until the ClickHouse statement builder is wired in");
+      "ClickHouse version to target (e.g. 18.16, 26.7): also print what the pipe would do in ClickHouse for "
+      "tables created earlier in the input: the statements it would run ('clickhouse:'), its log lines "
+      "('log:'), or the message it would stop with ('stop:'; the table is then treated as resynchronised)");
   sub->add_option("--sql-mode", options->sql_mode,
                   "sql_mode the statements ran under (ANSI_QUOTES, NO_BACKSLASH_ESCAPES)");
   sub->add_option("--database", options->database,

@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include "cli/command.h"
@@ -23,15 +24,24 @@ int Main(int argc, char** argv) {
   return run();
 }
 
+/// Ends the process without running static destructors: an embedded ClickHouse engine (chDB)
+/// cannot be torn down safely while its background threads run, and crashes in its own exit
+/// handlers now and then. Everything chsync must keep is on disk by now (checkpoints are fsynced,
+/// ClickHouse parts are written when their INSERT returns).
+[[noreturn]] void Exit(int code) {
+  std::fflush(nullptr);
+  std::_Exit(code);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
-    return Main(argc, argv);
+    Exit(Main(argc, argv));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "chsync: internal error: %s (please report it)\n", e.what());
   } catch (...) {
     std::fprintf(stderr, "chsync: internal error (please report it)\n");
   }
-  return chsync::cli::kExitFailure;
+  Exit(chsync::cli::kExitFailure);
 }

@@ -80,6 +80,14 @@ class RowBinaryEncoder {
   size_t columns() const { return columns_.size(); }
   /// Reserves room for `bytes` of encoded rows (avoids regrowing a large batch).
   void Reserve(size_t bytes) { data_.reserve(bytes); }
+  /// Moves the encoded rows out and empties the encoder (which reserves as much again).
+  std::string TakeData() {
+    std::string out;
+    out.swap(data_);
+    data_.reserve(out.size());
+    rows_ = 0;
+    return out;
+  }
   /// Empties the buffer, keeping its capacity.
   void Clear() {
     data_.clear();

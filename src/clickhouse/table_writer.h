@@ -39,6 +39,10 @@ class TableWriter {
   /// max_insert_block_size). No rows: nothing is sent.
   Status Flush(Connection& connection, const RequestOptions& request = {});
 
+  /// Moves the collected rows out (RowBinary for insert_prefix()) to be sent by someone else,
+  /// leaving the writer empty.
+  std::string TakeData() { return encoder_.TakeData(); }
+
  private:
   TableWriter(std::vector<MappedType> types, std::string prefix);
 

@@ -148,10 +148,21 @@ struct SnapshotReader::Impl {
 
   Error StmtError(MYSQL_STMT* stmt, const std::string& what) const {
     unsigned code = mysql_stmt_errno(stmt);
+    std::string message = mysql_stmt_error(stmt);
+    if (code == 0) {
+      // A fetch that failed because the connection died leaves the statement without an error:
+      // the connection has it (or nobody does, which only a lost connection explains).
+      code = mysql_errno(conn->handle());
+      message = mysql_error(conn->handle());
+      if (code == 0) {
+        code = 2013;
+        message = "Lost connection to server during query";
+      }
+    }
     ErrorKind kind = code >= 2000 && code < 3000 ? ErrorKind::kNetwork : ErrorKind::kServer;
     return Error(kind,
-                 what + " " + table_name + " on " + conn->options().Address() + ": " +
-                     mysql_stmt_error(stmt) + " (error " + std::to_string(code) + ")",
+                 what + " " + table_name + " on " + conn->options().Address() + ": " + message + " (error " +
+                     std::to_string(code) + ")",
                  static_cast<int>(code));
   }
 };
@@ -186,25 +197,43 @@ Result<std::unique_ptr<SnapshotReader>> SnapshotReader::Open(Connection& conn, S
   for (size_t i = 0; i < query.columns.size(); ++i) {
     if (i > 0) select += ", ";
     std::string col = QuoteIdentifier(query.columns[i]);
-    if (query.reads[i] == SnapshotQuery::Read::kValue) {
-      select += col;
-    } else {
-      select.append("(").append(col).append(" + 0) AS ").append(col);
+    switch (query.reads[i]) {
+      case SnapshotQuery::Read::kValue: select += col; break;
+      case SnapshotQuery::Read::kEnumIndex:
+      case SnapshotQuery::Read::kSetBits:
+        select.append("(").append(col).append(" + 0) AS ").append(col);
+        break;
+      case SnapshotQuery::Read::kBytes16:
+        select.append("CAST(").append(col).append(" AS BINARY(16)) AS ").append(col);
+        break;
+      case SnapshotQuery::Read::kBytes4:
+        select.append("CAST(").append(col).append(" AS BINARY(4)) AS ").append(col);
+        break;
     }
   }
   select += " FROM " + impl->table_name;
   std::string order;
   for (size_t i = 0; i < query.key_columns.size(); ++i) {
-    order += (i == 0 ? " ORDER BY " : ", ") + QuoteIdentifier(query.key_columns[i]);
+    // Qualified: a bare name would mean the select list's alias, which for reads other than kValue
+    // is an expression (UUID bytes sort differently from UUIDs) and not the index.
+    order += (i == 0 ? " ORDER BY " : ", ") + impl->table_name + "." + QuoteIdentifier(query.key_columns[i]);
   }
   std::string limit = query.key_columns.empty() ? "" : " LIMIT " + std::to_string(query.chunk_rows);
   // (k0 > ?) OR (k0 = ? AND k1 > ?) OR …: the expanded row comparison, which every server version
   // turns into index ranges.
+  // Keys read as stored bytes (UUID, INET) go back as hex text turned into a binary string, which
+  // the server takes as the stored form (a utf8mb4 string would be parsed as text).
+  auto placeholder = [&](size_t key) {
+    SnapshotQuery::Read read = query.reads[impl->key_index[key]];
+    return read == SnapshotQuery::Read::kBytes16 || read == SnapshotQuery::Read::kBytes4 ? "UNHEX(?)" : "?";
+  };
   std::string where;
   for (size_t i = 0; i < query.key_columns.size(); ++i) {
     where += i == 0 ? " WHERE (" : " OR (";
-    for (size_t j = 0; j < i; ++j) where += QuoteIdentifier(query.key_columns[j]) + " = ? AND ";
-    where += QuoteIdentifier(query.key_columns[i]) + " > ?)";
+    for (size_t j = 0; j < i; ++j) {
+      where += QuoteIdentifier(query.key_columns[j]) + " = " + placeholder(j) + " AND ";
+    }
+    where += QuoteIdentifier(query.key_columns[i]) + " > " + placeholder(i) + ")";
   }
 
   auto prepare = [&](const std::string& sql, MYSQL_STMT** out) -> Status {
@@ -236,7 +265,13 @@ Result<SnapshotReader::Chunk> SnapshotReader::ReadChunk(const Key& after, const 
   std::vector<KeyValue> param_values;
   if (resume) {
     for (size_t i = 0; i < after.size(); ++i) {
-      for (size_t j = 0; j <= i; ++j) param_values.push_back(after[j]);
+      for (size_t j = 0; j <= i; ++j) {
+        param_values.push_back(after[j]);
+        // Stored-bytes keys are compared through UNHEX(?) (see Open).
+        SnapshotQuery::Read read = s.query.reads[s.key_index[j]];
+        if (read == SnapshotQuery::Read::kBytes16 || read == SnapshotQuery::Read::kBytes4)
+          param_values.back().text = HexEncode(after[j].text);
+      }
     }
     params.resize(param_values.size());
     for (size_t p = 0; p < param_values.size(); ++p) {

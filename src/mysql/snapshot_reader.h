@@ -45,6 +45,11 @@ struct SnapshotQuery {
     kValue,      ///< the value itself
     kEnumIndex,  ///< an ENUM's 1-based index (`c`+0), as the binlog carries it: ValueKind::kEnum
     kSetBits,    ///< a SET's member bitmap (`c`+0), as the binlog carries it: ValueKind::kSet
+    /// The column's 16 stored bytes, CAST(`c` AS BINARY(16)): a MariaDB UUID (RFC 4122 byte
+    /// order) or INET6 (network order) as the binlog carries it (kString), not its text form.
+    kBytes16,
+    /// The 4 stored bytes of a MariaDB INET4 (network order), CAST(`c` AS BINARY(4)).
+    kBytes4,
   };
   /// Per column (same size as `columns`, or empty: all kValue).
   std::vector<Read> reads;

@@ -30,6 +30,16 @@ SourcePosition PositionFromJson(const ordered_json& j) {
   return p;
 }
 
+ordered_json DestinationsToJson(const std::vector<DestinationState>& destinations) {
+  ordered_json j = ordered_json::array();
+  for (const DestinationState& d : destinations) {
+    ordered_json defaults = ordered_json::object();
+    for (const auto& [column, expression] : d.defaults) defaults[column] = expression;
+    j.push_back(ordered_json{{"table", d.table}, {"kept_columns", d.kept_columns}, {"defaults", defaults}});
+  }
+  return j;
+}
+
 }  // namespace
 
 std::string ToJson(const Checkpoint& c) {
@@ -40,12 +50,14 @@ std::string ToJson(const Checkpoint& c) {
                                     {"state", StateName(t.state)},
                                     {"last_key", t.last_key},
                                     {"rows_copied", t.rows_copied}});
+    if (t.stream_from) snapshot.back()["stream_from"] = PositionToJson(*t.stream_from);
   }
   ordered_json j{{"format", kFormatVersion},
                  {"saved_at_ms", c.saved_at_ms},
                  {"stream_start", PositionToJson(c.stream_start)},
                  {"resume", PositionToJson(c.resume)},
                  {"snapshot", std::move(snapshot)},
+                 {"destinations", DestinationsToJson(c.destinations)},
                  {"schemas", c.schemas}};
   return j.dump(2) + "\n";
 }
@@ -83,7 +95,19 @@ Result<Checkpoint> FromJson(std::string_view text) {
       }
       s.last_key = t.at("last_key").get<std::string>();
       s.rows_copied = t.at("rows_copied").get<uint64_t>();
+      if (t.contains("stream_from")) s.stream_from = PositionFromJson(t.at("stream_from"));
       c.snapshot.push_back(std::move(s));
+    }
+    if (j.contains("destinations")) {
+      for (const auto& d : j.at("destinations")) {
+        DestinationState state;
+        state.table = d.at("table").get<std::string>();
+        state.kept_columns = d.at("kept_columns").get<std::vector<std::string>>();
+        for (const auto& [column, expression] : d.at("defaults").items()) {
+          state.defaults.emplace_back(column, expression.get<std::string>());
+        }
+        c.destinations.push_back(std::move(state));
+      }
     }
     return c;
   } catch (const nlohmann::json::exception& e) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -29,8 +30,23 @@ struct TableSnapshot {
   /// the key columns' values); empty before the first chunk.
   std::string last_key;
   uint64_t rows_copied = 0;
+  /// Set when the table was (re)copied after streaming began (`chsync resync --table`): the
+  /// binlog position recorded before that copy read its first row. The stream skips this table's
+  /// events before it (the copy already holds their effect) and applies those after.
+  std::optional<SourcePosition> stream_from;
 
   bool operator==(const TableSnapshot&) const = default;
+};
+
+/// What a destination table holds beyond its source table's tracked schema.
+struct DestinationState {
+  std::string table;  ///< "db.table" of the source table
+  /// Columns dropped at the source and kept in ClickHouse (NULL in later rows), in drop order.
+  std::vector<std::string> kept_columns;
+  /// The DEFAULT expression each ClickHouse column was created or added with ("" for none).
+  std::vector<std::pair<std::string, std::string>> defaults;
+
+  bool operator==(const DestinationState&) const = default;
 };
 
 /// Everything a restart needs, saved only after ClickHouse acknowledged all it describes.
@@ -42,6 +58,8 @@ struct Checkpoint {
   /// The tracked schemas as of `resume`, in schema::Tracker's text form.
   std::string schemas;
   std::vector<TableSnapshot> snapshot;
+  /// What the destination tables hold beyond the tracked source schemas.
+  std::vector<DestinationState> destinations;
   /// Wall-clock time of the save, milliseconds since the epoch (for `chsync status`).
   uint64_t saved_at_ms = 0;
 

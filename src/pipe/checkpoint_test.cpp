@@ -12,6 +12,9 @@ Checkpoint Sample() {
   c.schemas = "table shop.orders\ncolumn id int\n\"quoted\" \\ text\n";
   c.snapshot.push_back({"shop", "orders", TableSnapshot::State::kDone, "[5000]", 5000});
   c.snapshot.push_back({"shop", "items", TableSnapshot::State::kCopying, "[\"SKU-1\",3]", 12});
+  c.snapshot.push_back({"shop", "carts", TableSnapshot::State::kPending, "", 0,
+                        SourcePosition{"binlog.000009", 1234, "0-1-98"}});
+  c.destinations.push_back({"shop.orders", {"legacy_note", "old_total"}, {{"note", "'none'"}, {"qty", ""}}});
   c.saved_at_ms = 1764430000123;
   return c;
 }

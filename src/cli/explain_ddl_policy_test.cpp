@@ -1,0 +1,101 @@
+// Runs the built `chsync explain-ddl --clickhouse-version` (registered by src/cli/explain_ddl.cmake)
+// and checks what it says the pipe would do in ClickHouse.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliRun ExplainDdl(const std::string& args, const std::string& sql) {
+  std::string sql_path = testing::TempDir() + "chsync_explain_ddl_policy.sql";
+  std::string err_path = testing::TempDir() + "chsync_explain_ddl_policy_stderr.txt";
+  std::ofstream(sql_path) << sql;
+  std::string cmd = std::string(CHSYNC_BINARY) + " explain-ddl " + args + " " + sql_path + " 2>" + err_path;
+  CliRun r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[65536];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_path);
+  std::stringstream s;
+  s << in.rdbuf();
+  r.err = s.str();
+  return r;
+}
+
+bool Has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+const char* const kScript =
+    "CREATE TABLE shop.t (id INT PRIMARY KEY, n INT NOT NULL);\n"
+    "ALTER TABLE shop.t ADD COLUMN note VARCHAR(10) NOT NULL DEFAULT 'x';\n"
+    "ALTER TABLE shop.t ADD COLUMN at DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP;\n"
+    "ALTER TABLE shop.t DROP COLUMN n;\n"
+    "ALTER TABLE shop.t RENAME COLUMN note TO remark;\n"
+    "ALTER TABLE shop.other ADD COLUMN x INT;\n";
+
+TEST(ExplainDdlPolicyTest, PrintsStatementsLogLinesAndStops) {
+  CliRun r = ExplainDdl("--clickhouse-version 26.7", kScript);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "clickhouse: CREATE DATABASE IF NOT EXISTS `shop`\n")) << r.out;
+  EXPECT_TRUE(Has(r.out, "clickhouse: CREATE TABLE IF NOT EXISTS `shop`.`t`")) << r.out;
+  EXPECT_TRUE(Has(r.out,
+                  "clickhouse: ALTER TABLE `shop`.`t` ADD COLUMN IF NOT EXISTS `note` String DEFAULT 'x' "
+                  "AFTER `n`\n"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out,
+                  "log: ADD COLUMN `at` datetime DEFAULT CURRENT_TIMESTAMP: default omitted (function call "
+                  "CURRENT_TIMESTAMP); column added"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` MODIFY COLUMN `n` Nullable(Int32)\n")) << r.out;
+  EXPECT_TRUE(Has(r.out, "stop: table shop.t: `ALTER TABLE shop.t RENAME COLUMN note TO remark` at "))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "run `chsync resync --table shop.t`\n")) << r.out;
+  // shop.other was never created in the input: its schema is unknown, nothing is planned.
+  EXPECT_FALSE(Has(r.out, "`shop`.`other`")) << r.out;
+}
+
+TEST(ExplainDdlPolicyTest, OldServerAndOrdinalMode) {
+  CliRun r = ExplainDdl("--clickhouse-version 18.16 --metadata minimal", kScript);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // 18.16: no ADD COLUMN IF NOT EXISTS.
+  EXPECT_TRUE(
+      Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` ADD COLUMN `note` String DEFAULT 'x' AFTER `n`\n"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "stop: table shop.t: `ALTER TABLE shop.t DROP COLUMN n` at ")) << r.out;
+  EXPECT_TRUE(Has(r.out,
+                  "drops column `n`, and positions can no longer be matched because binlog_row_metadata is "
+                  "not FULL; run `chsync resync --table shop.t`\n"))
+      << r.out;
+}
+
+TEST(ExplainDdlPolicyTest, WithoutTheVersionTheOutputIsUnchanged) {
+  CliRun r = ExplainDdl("", kScript);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(Has(r.out, "clickhouse: ")) << r.out;
+  EXPECT_FALSE(Has(r.out, "log: ")) << r.out;
+  EXPECT_FALSE(Has(r.out, "stop: ")) << r.out;
+  EXPECT_TRUE(Has(r.out, "=> column_dropped shop.t n")) << r.out;
+}
+
+TEST(ExplainDdlPolicyTest, RejectsAVersionThatDoesNotParse) {
+  CliRun r = ExplainDdl("--clickhouse-version latest", kScript);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Has(r.err, "--clickhouse-version latest")) << r.err;
+}
+
+}  // namespace

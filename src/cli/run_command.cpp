@@ -1,0 +1,148 @@
+// `chsync run` and `chsync resync`: the pipe. Both take the same flags (and a configuration
+// file); resync first rebuilds one table or all of them, then continues as run does.
+// Exit 0 after a clean stop (SIGINT/SIGTERM, or --until-caught-up reached), 1 on a pipe failure
+// with the reason on stderr, 2 on bad usage or configuration.
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/command.h"
+#include "common/log.h"
+#include "pipe/config.h"
+#include "pipe/pipeline.h"
+
+namespace chsync::cli {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void OnStopSignal(int /*signal*/) {
+  g_stop.store(true);
+}
+
+/// Flags as given: unset ones leave the configuration file's (or the default) value alone.
+struct RunFlags {
+  std::string config_file;
+  std::optional<std::string> source, dest, tables, state, dest_database, log_level;
+  std::optional<uint32_t> server_id;
+  std::optional<unsigned> snapshot_parallelism;
+  std::optional<uint64_t> snapshot_chunk_rows, batch_rows, batch_age_ms;
+  bool until_caught_up = false;
+  std::string table;  // resync --table
+};
+
+int RunOrResync(const RunFlags& f, bool resync) {
+  const char* name = resync ? "resync" : "run";
+  pipe::PipeConfig config;
+  if (!f.config_file.empty()) {
+    Status loaded = pipe::LoadConfigFile(f.config_file, config);
+    if (!loaded.ok()) {
+      fmt::print(stderr, "chsync {}: {}\n", name, loaded.error().message());
+      return kExitUsage;
+    }
+  }
+  if (f.source) config.source = *f.source;
+  if (f.dest) config.dest = *f.dest;
+  if (f.tables) config.tables = *f.tables;
+  if (f.state) config.state = *f.state;
+  if (f.dest_database) config.dest_database = *f.dest_database;
+  if (f.log_level) config.log_level = *f.log_level;
+  if (f.server_id) config.server_id = *f.server_id;
+  if (f.snapshot_parallelism) config.snapshot_parallelism = *f.snapshot_parallelism;
+  if (f.snapshot_chunk_rows) config.snapshot_chunk_rows = *f.snapshot_chunk_rows;
+  if (f.batch_rows) config.batch_max_rows = *f.batch_rows;
+  if (f.batch_age_ms) config.batch_max_age_ms = *f.batch_age_ms;
+  Status valid = pipe::Validate(config);
+  if (!valid.ok()) {
+    fmt::print(stderr, "chsync {}: {}\n", name, valid.error().message());
+    return kExitUsage;
+  }
+  log::SetLevel(config.log_level == "debug"   ? log::Level::kDebug
+                : config.log_level == "warn"  ? log::Level::kWarn
+                : config.log_level == "error" ? log::Level::kError
+                                              : log::Level::kInfo);
+
+  pipe::RunRequest request;
+  request.config = config;
+  request.until_caught_up = f.until_caught_up;
+  request.resync = resync;
+  request.resync_table = f.table;
+  request.terminal = isatty(STDERR_FILENO) != 0;
+
+  struct sigaction action {};
+  action.sa_handler = OnStopSignal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  Status s = pipe::RunPipe(request, g_stop);
+  if (!s.ok()) {
+    fmt::print(stderr, "chsync {}: {}\n", name, s.error().message());
+    bool usage = s.error().kind() == ErrorKind::kUsage || s.error().kind() == ErrorKind::kConfig;
+    return usage ? kExitUsage : kExitFailure;
+  }
+  if (g_stop) {
+    log::Info("stopped; checkpoint saved");
+  } else {
+    log::Info("caught up; checkpoint saved");
+  }
+  return kExitOk;
+}
+
+void AddFlags(CLI::App* sub, RunFlags& f) {
+  sub->add_option("--source", f.source,
+                  "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD)");
+  sub->add_option("--dest", f.dest,
+                  "http(s)://USER:PASSWORD@HOST:PORT (ClickHouse server) or file:PATH (embedded store); "
+                  "password also from CHSYNC_DEST_PASSWORD");
+  sub->add_option("--tables", f.tables, "tables to replicate: 'db.*,db2.t,!db.tmp_*' (default: all)");
+  sub->add_option("--state", f.state, "state directory (checkpoint, status); one pipe per directory");
+  sub->add_option("--config", f.config_file, "YAML configuration file (flags override it)");
+  sub->add_flag("--until-caught-up", f.until_caught_up,
+                "exit 0 once every change committed before streaming began is applied and checkpointed");
+  sub->add_option("--dest-database", f.dest_database,
+                  "destination database for every table (default: named like each source database)");
+  sub->add_option("--server-id", f.server_id,
+                  "replica server_id, unique among the source's replicas (default: from the state path)")
+      ->check(CLI::Range(1u, 0xFFFFFFFFu));
+  sub->add_option("--snapshot-parallelism", f.snapshot_parallelism, "tables copied at once (default 4)")
+      ->check(CLI::Range(1u, 64u));
+  sub->add_option("--snapshot-chunk-rows", f.snapshot_chunk_rows,
+                  "rows per primary-key range chunk of the snapshot (default 100000)")
+      ->check(CLI::Range(uint64_t{1000}, uint64_t{100000000}));
+  sub->add_option("--batch-rows", f.batch_rows, "flush a table's rows at this many (default 100000)")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{10000000}));
+  sub->add_option("--batch-age-ms", f.batch_age_ms, "…or when they waited this long (default 1000)")
+      ->check(CLI::Range(uint64_t{10}, uint64_t{600000}));
+  sub->add_option("--log-level", f.log_level, "debug, info (default), warn, error");
+}
+
+void AddRunCommand(CLI::App& app, RunFunction& run) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* sub = app.add_subcommand("run", "Copy the tables, then keep them in sync from the binlog");
+  AddFlags(sub, *flags);
+  sub->callback([flags, &run] { run = [flags] { return RunOrResync(*flags, false); }; });
+}
+
+void AddResyncCommand(CLI::App& app, RunFunction& run) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* sub = app.add_subcommand(
+      "resync", "Copy one table (--table) or every table again, then continue as `run` does");
+  AddFlags(sub, *flags);
+  sub->add_option("--table", flags->table, "the table to copy again, DB.TABLE (default: every table)");
+  sub->callback([flags, &run] { run = [flags] { return RunOrResync(*flags, true); }; });
+}
+
+const CommandRegistration kRunRegistration{50, &AddRunCommand};
+const CommandRegistration kResyncRegistration{51, &AddResyncCommand};
+
+}  // namespace
+}  // namespace chsync::cli

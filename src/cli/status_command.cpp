@@ -1,0 +1,140 @@
+// `chsync status --state DIR`: where a pipe is (position, lag, tables, snapshot progress), its
+// last error and the schema changes it saw, from the state directory (no server is contacted).
+// Exit 0 when the state could be read, 1 when there is none or it is damaged, 2 on bad usage.
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <memory>
+#include <string>
+
+#include "cli/command.h"
+#include "pipe/checkpoint.h"
+#include "pipe/run_status.h"
+#include "pipe/state_dir.h"
+
+namespace chsync::cli {
+namespace {
+
+struct StatusOptions {
+  std::string state;
+};
+
+/// True when a pipe holds the directory's lock (it is running).
+bool PipeRunning(const std::string& dir) {
+  int fd = open((dir + "/lock").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool held = flock(fd, LOCK_EX | LOCK_NB) != 0;
+  if (!held) flock(fd, LOCK_UN);
+  close(fd);
+  return held;
+}
+
+uint64_t NowMs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+std::string Ago(uint64_t then_ms, uint64_t now_ms) {
+  if (then_ms == 0) return "never";
+  double seconds = now_ms >= then_ms ? static_cast<double>(now_ms - then_ms) / 1000.0 : 0.0;
+  return fmt::format("{:.1f} s ago", seconds);
+}
+
+std::string UtcTime(uint64_t ms) {
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%d %H:%M:%S", &tm);
+  return buffer;
+}
+
+const char* StateName(pipe::TableSnapshot::State s) {
+  switch (s) {
+    case pipe::TableSnapshot::State::kPending: return "pending";
+    case pipe::TableSnapshot::State::kCopying: return "copying";
+    case pipe::TableSnapshot::State::kDone: return "done";
+  }
+  return "?";
+}
+
+int RunStatusCommand(const StatusOptions& o) {
+  auto checkpoint = pipe::ReadCheckpoint(o.state);
+  if (!checkpoint.ok()) {
+    fmt::print(stderr, "chsync status: {}\n", checkpoint.error().message());
+    return kExitFailure;
+  }
+  if (!checkpoint->has_value()) {
+    fmt::print(stderr, "chsync status: no pipe has saved a checkpoint in {} yet\n", o.state);
+    return kExitFailure;
+  }
+  const pipe::Checkpoint& c = **checkpoint;
+  auto status = pipe::ReadRunStatus(o.state);
+  pipe::RunStatus run;
+  if (status.ok() && status->has_value()) run = **status;
+  uint64_t now = NowMs();
+  bool running = PipeRunning(o.state);
+
+  fmt::print("state          {}\n", o.state);
+  fmt::print("pipe           {}{}\n", running ? "running" : "not running",
+             run.phase.empty() ? "" : fmt::format(" (last phase: {}, pid {})", run.phase, run.pid));
+  fmt::print("position       {}:{}{}\n", c.resume.file, c.resume.position,
+             c.resume.gtid_set.empty() ? "" : " (GTID " + c.resume.gtid_set + ")");
+  fmt::print("stream start   {}:{}\n", c.stream_start.file, c.stream_start.position);
+  fmt::print("checkpoint     saved {}\n", Ago(c.saved_at_ms, now));
+  if (run.last_event_time != 0) {
+    uint64_t event_ms = run.last_event_time * 1000;
+    fmt::print(
+        "lag            {:.1f} s at the last checkpoint (last applied transaction committed at {} UTC)\n",
+        run.updated_at_ms > event_ms ? static_cast<double>(run.updated_at_ms - event_ms) / 1000.0 : 0.0,
+        UtcTime(event_ms));
+  }
+  if (run.transactions != 0 || run.rows_applied != 0) {
+    fmt::print("applied        {} rows in {} transactions by the last process\n", run.rows_applied,
+               run.transactions);
+  }
+  size_t done = 0;
+  for (const pipe::TableSnapshot& t : c.snapshot)
+    done += t.state == pipe::TableSnapshot::State::kDone ? 1 : 0;
+  fmt::print("tables         {} ({} copied{})\n", c.snapshot.size(), done,
+             done == c.snapshot.size() ? "" : fmt::format(", {} to copy", c.snapshot.size() - done));
+  for (const pipe::TableSnapshot& t : c.snapshot) {
+    fmt::print(
+        "  {}.{}  snapshot {}, {} rows copied{}\n", t.database, t.table, StateName(t.state), t.rows_copied,
+        t.stream_from ? fmt::format(", resynced from {}:{}", t.stream_from->file, t.stream_from->position)
+                      : "");
+  }
+  for (const pipe::DestinationState& d : c.destinations) {
+    if (d.kept_columns.empty()) continue;
+    std::string list;
+    for (const std::string& column : d.kept_columns) list += (list.empty() ? "" : ", ") + column;
+    fmt::print("  {}  columns dropped at the source, kept (NULL in later rows): {}\n", d.table, list);
+  }
+  fmt::print("last error     {}\n", run.last_error.empty() ? "none" : run.last_error);
+  fmt::print("schema changes {}\n", run.schema_changes.size());
+  for (const pipe::SchemaChangeRecord& r : run.schema_changes) {
+    fmt::print("  {} UTC  {}  {}: {}\n", UtcTime(r.at_ms), r.position, r.table, r.statement);
+    for (const std::string& action : r.actions) fmt::print("      {}\n", action);
+  }
+  return kExitOk;
+}
+
+void AddStatusCommand(CLI::App& app, RunFunction& run) {
+  auto options = std::make_shared<StatusOptions>();
+  CLI::App* sub = app.add_subcommand(
+      "status",
+      "Show a pipe's position, lag, tables, last error and schema changes from its state directory");
+  sub->add_option("--state", options->state, "the pipe's state directory")->required();
+  sub->callback([options, &run] { run = [options] { return RunStatusCommand(*options); }; });
+}
+
+const CommandRegistration kRegistration{55, &AddStatusCommand};
+
+}  // namespace
+}  // namespace chsync::cli

@@ -1,0 +1,534 @@
+#include "pipe/ddl_policy.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "clickhouse/capabilities.h"
+#include "schema/tracker.h"
+
+namespace chsync::pipe {
+namespace {
+
+const clickhouse::Capabilities kOld = clickhouse::FromVersion({18, 16, 1, 0});
+const clickhouse::Capabilities kNew = clickhouse::FromVersion({26, 7, 3, 1});
+constexpr const char* kPosition = "binlog.000003:1234";
+
+std::string Joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) out += line + "\n";
+  return out;
+}
+
+/// Feeds statements through a real schema tracker, as the pipe does, and plans each one for the
+/// table shop.t, carrying the destination from plan to plan.
+class Source {
+ public:
+  explicit Source(const clickhouse::Capabilities& caps, bool ordinal_mode = false)
+      : tracker_(schema::Tracker::Options{.full_metadata = !ordinal_mode}) {
+    context_.ordinal_mode = ordinal_mode;
+    context_.caps = caps;
+    context_.target.database = "shop";
+    context_.position = kPosition;
+  }
+
+  Result<TablePlan> Run(const std::string& sql) {
+    auto applied = tracker_.ApplySql(sql, "shop");
+    if (!applied.ok()) {
+      ADD_FAILURE() << sql << ": " << applied.error().message();
+      return applied.error();
+    }
+    context_.statement = sql;
+    auto plan = PlanTableChanges(applied->changes, dest_, tracker_.Find("shop", "t"), context_);
+    if (plan.ok()) {
+      dest_ = plan->after;
+    } else if (const schema::TableSchema* table = tracker_.Find("shop", "t")) {
+      dest_ = NewDestination(*table, context_.caps);  // what `chsync resync --table shop.t` leaves
+    }
+    return plan;
+  }
+
+  /// Runs `sql`, which must plan; returns the plan.
+  TablePlan Ok(const std::string& sql) {
+    auto plan = Run(sql);
+    if (!plan.ok()) {
+      ADD_FAILURE() << sql << ": " << plan.error().message();
+      return {};
+    }
+    return *plan;
+  }
+
+  /// Runs `sql`, which must stop the pipe; returns the message.
+  std::string Stops(const std::string& sql) {
+    auto plan = Run(sql);
+    if (plan.ok()) {
+      ADD_FAILURE() << sql << " planned: " << Joined(plan->statements) << Joined(plan->log_lines);
+      return "";
+    }
+    EXPECT_EQ(plan.error().kind(), ErrorKind::kUnsupported) << plan.error().message();
+    return plan.error().message();
+  }
+
+  const DestinationTable& dest() const { return dest_; }
+
+ private:
+  schema::Tracker tracker_;
+  PolicyContext context_;
+  DestinationTable dest_;
+};
+
+/// The resync message's parts every stop must have.
+void ExpectResyncMessage(const std::string& message, const std::string& statement) {
+  EXPECT_NE(message.find("shop.t"), std::string::npos) << message;
+  EXPECT_NE(message.find("`" + statement + "`"), std::string::npos) << message;
+  EXPECT_NE(message.find(kPosition), std::string::npos) << message;
+  EXPECT_NE(message.find("run `chsync resync --table shop.t`"), std::string::npos) << message;
+}
+
+TEST(DdlPolicyTest, CreateTableCreatesDatabaseAndTable) {
+  Source s(kNew);
+  TablePlan plan = s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10))");
+  EXPECT_TRUE(plan.created);
+  ASSERT_EQ(plan.statements.size(), 2U);
+  EXPECT_EQ(plan.statements[0], "CREATE DATABASE IF NOT EXISTS `shop`");
+  EXPECT_TRUE(plan.statements[1].starts_with("CREATE TABLE IF NOT EXISTS `shop`.`t`")) << plan.statements[1];
+  EXPECT_NE(plan.statements[1].find("ORDER BY (`id`)"), std::string::npos) << plan.statements[1];
+  EXPECT_EQ(plan.skip_if_column_exists, (std::vector<std::string>{"", ""}));
+  ASSERT_EQ(plan.after.source.columns.size(), 2U);
+  EXPECT_TRUE(plan.after.kept_columns.empty());
+  EXPECT_NE(Joined(plan.log_lines).find("ORDER BY (id)"), std::string::npos) << Joined(plan.log_lines);
+}
+
+TEST(DdlPolicyTest, AddNullableColumnOnNewServer) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10))");
+  TablePlan plan = s.Ok("ALTER TABLE t ADD COLUMN c INT");
+  ASSERT_EQ(plan.statements.size(), 1U);
+  EXPECT_EQ(plan.statements[0],
+            "ALTER TABLE `shop`.`t` ADD COLUMN IF NOT EXISTS `c` Nullable(Int32) AFTER `b`");
+  EXPECT_EQ(plan.skip_if_column_exists, std::vector<std::string>{""});
+  EXPECT_EQ(Joined(plan.log_lines), "ADD COLUMN `c` int: column added as Nullable(Int32)\n");
+  ASSERT_EQ(s.dest().source.columns.size(), 3U);
+  EXPECT_EQ(s.dest().source.columns[2].name, "c");
+}
+
+TEST(DdlPolicyTest, AddColumnOnOldServerNeedsTheExistenceCheck) {
+  Source s(kOld);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10))");
+  TablePlan plan = s.Ok("ALTER TABLE t ADD COLUMN c INT NOT NULL");
+  ASSERT_EQ(plan.statements.size(), 1U);
+  // 18.16 has no IF NOT EXISTS: the pipe checks system.columns for `c` before replaying it.
+  EXPECT_EQ(plan.statements[0], "ALTER TABLE `shop`.`t` ADD COLUMN `c` Int32 AFTER `b`");
+  EXPECT_EQ(plan.skip_if_column_exists, std::vector<std::string>{"c"});
+}
+
+TEST(DdlPolicyTest, AddColumnFirstWhereTheServerCan) {
+  Source full(kNew);
+  full.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+  EXPECT_EQ(
+      full.Ok("ALTER TABLE t ADD COLUMN a INT FIRST").statements,
+      std::vector<std::string>{"ALTER TABLE `shop`.`t` ADD COLUMN IF NOT EXISTS `a` Nullable(Int32) FIRST"});
+  Source old(kOld);
+  old.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+  EXPECT_EQ(old.Ok("ALTER TABLE t ADD COLUMN a INT FIRST").statements,
+            std::vector<std::string>{"ALTER TABLE `shop`.`t` ADD COLUMN `a` Nullable(Int32)"});
+}
+
+TEST(DdlPolicyTest, AfterNamesOnlyColumnsClickHouseAlreadyHas) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+  TablePlan plan = s.Ok("ALTER TABLE t ADD COLUMN a INT FIRST, ADD COLUMN b INT FIRST");
+  // Final order b, a, id: `a` comes after `b`, which does not exist yet when `a` is added.
+  EXPECT_EQ(plan.statements,
+            (std::vector<std::string>{
+                "ALTER TABLE `shop`.`t` ADD COLUMN IF NOT EXISTS `a` Nullable(Int32)",
+                "ALTER TABLE `shop`.`t` ADD COLUMN IF NOT EXISTS `b` Nullable(Int32) FIRST"}));
+}
+
+struct DefaultCase {
+  std::string definition;       // the ADD COLUMN's column definition
+  std::string clickhouse;       // expected "Type[ DEFAULT expr]" in the ALTER
+  std::string omitted_because;  // non-empty: the default is omitted and the log line says this
+};
+
+void CheckDefaults(const clickhouse::Capabilities& caps, bool ordinal_mode,
+                   const std::vector<DefaultCase>& cases) {
+  for (const DefaultCase& c : cases) {
+    SCOPED_TRACE(c.definition);
+    Source s(caps, ordinal_mode);
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+    TablePlan plan = s.Ok("ALTER TABLE t ADD COLUMN " + c.definition);
+    ASSERT_EQ(plan.statements.size(), 1U);
+    std::string name = c.definition.substr(0, c.definition.find(' '));
+    std::string prefix = std::string("ALTER TABLE `shop`.`t` ADD COLUMN ") +
+                         (caps.add_column_if_not_exists ? "IF NOT EXISTS " : "") + "`" + name + "` ";
+    EXPECT_EQ(plan.statements[0], prefix + c.clickhouse + " AFTER `id`");
+    ASSERT_EQ(plan.log_lines.size(), 1U);
+    const std::string& line = plan.log_lines[0];
+    if (c.omitted_because.empty()) {
+      EXPECT_NE(line.find("rows already in ClickHouse read this default"), std::string::npos) << line;
+    } else {
+      EXPECT_NE(line.find("default omitted (" + c.omitted_because), std::string::npos) << line;
+      EXPECT_NE(line.find("column added"), std::string::npos) << line;
+    }
+  }
+}
+
+TEST(DdlPolicyTest, PropagatedDefaults) {
+  std::vector<DefaultCase> cases = {
+      {"i INT NOT NULL DEFAULT -5", "Int32 DEFAULT -5", ""},
+      {"u BIGINT UNSIGNED DEFAULT 18446744073709551615", "Nullable(UInt64) DEFAULT 18446744073709551615", ""},
+      {"d DECIMAL(10,2) NOT NULL DEFAULT 1.5", "Decimal(10, 2) DEFAULT CAST('1.50' AS Decimal(10, 2))", ""},
+      {"f DOUBLE DEFAULT 2.5e3", "Nullable(Float64) DEFAULT CAST('2.5e3' AS Float64)", ""},
+      {"fl FLOAT NOT NULL DEFAULT 0.1", "Float32 DEFAULT CAST('0.1' AS Float32)", ""},
+      {"flag BOOL NOT NULL DEFAULT TRUE", "Int8 DEFAULT 1", ""},
+      {"off TINYINT NOT NULL DEFAULT FALSE", "Int8 DEFAULT 0", ""},
+      {"s VARCHAR(20) NOT NULL DEFAULT 'it''s'", "String DEFAULT 'it\\'s'", ""},
+      {"day DATE NOT NULL DEFAULT '2024-01-31'", "Date32 DEFAULT CAST('2024-01-31' AS Date32)", ""},
+      {"at DATETIME(3) NOT NULL DEFAULT '2024-01-31 10:00:00.250'",
+       "DateTime64(3, 'UTC') DEFAULT CAST('2024-01-31 10:00:00.250' AS DateTime64(3, 'UTC'))", ""},
+      {"y YEAR NOT NULL DEFAULT 99", "UInt16 DEFAULT 1999", ""},
+      {"e ENUM('a','b') NOT NULL DEFAULT 'B'", "Enum8('' = 0, 'a' = 1, 'b' = 2) DEFAULT 'b'", ""},
+      {"st SET('a','b') NOT NULL DEFAULT 'b,a'", "String DEFAULT 'a,b'", ""},
+  };
+  CheckDefaults(kNew, false, cases);
+}
+
+TEST(DdlPolicyTest, PropagatedDefaultsOnClickHouse1816) {
+  CheckDefaults(
+      kOld, false,
+      {
+          {"i INT NOT NULL DEFAULT 7", "Int32 DEFAULT 7", ""},
+          {"d DECIMAL(10,2) DEFAULT 1.5", "Nullable(Decimal(10, 2)) DEFAULT CAST('1.50' AS Decimal(10, 2))",
+           ""},
+          {"at DATETIME NOT NULL DEFAULT '2024-01-31 10:00:00'",
+           "DateTime('UTC') DEFAULT CAST('2024-01-31 10:00:00' AS DateTime('UTC'))", ""},
+          {"flag BOOL NOT NULL DEFAULT TRUE", "Int8 DEFAULT 1", ""},
+          {"s VARCHAR(20) DEFAULT 'x'", "Nullable(String) DEFAULT 'x'", ""},
+          {"day DATE NOT NULL DEFAULT '2024-01-31'", "Date DEFAULT CAST('2024-01-31' AS Date)", ""},
+          {"e ENUM('a','b') NOT NULL DEFAULT 'a'", "Enum8('' = 0, 'a' = 1, 'b' = 2) DEFAULT 'a'", ""},
+      });
+}
+
+TEST(DdlPolicyTest, OmittedDefaultsStillAddTheColumn) {
+  std::vector<DefaultCase> cases = {
+      {"n INT DEFAULT NULL", "Nullable(Int32)", "NULL default"},
+      {"bits BIT(8) NOT NULL DEFAULT b'101'", "UInt64", "bit literal"},
+      {"hex VARBINARY(4) NOT NULL DEFAULT X'41'", "String", "hexadecimal literal"},
+      {"ts DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP", "DateTime64(0, 'UTC')",
+       "function call CURRENT_TIMESTAMP"},
+      {"ts2 DATETIME(6) NOT NULL DEFAULT NOW(6)", "DateTime64(6, 'UTC')",
+       "function call CURRENT_TIMESTAMP(6)"},
+      {"id2 VARCHAR(36) NOT NULL DEFAULT (UUID())", "String", "expression default"},
+      {"path VARCHAR(20) NOT NULL DEFAULT 'C:\\\\dir'", "String", "string contains a backslash"},
+      {"tab VARCHAR(20) NOT NULL DEFAULT 'a\\tb'", "String", "string contains a control character"},
+      {"old DATE NOT NULL DEFAULT '1000-01-01'", "Date32", "'1000-01-01' cannot be held exactly"},
+  };
+  CheckDefaults(kNew, false, cases);
+}
+
+TEST(DdlPolicyTest, EnumDefaultsNeedFullMetadata) {
+  CheckDefaults(kNew, true,
+                {{"e ENUM('a','b') NOT NULL DEFAULT 'a'", "Enum8('' = 0, 'a' = 1, 'b' = 2)",
+                  "ENUM/SET defaults need binlog_row_metadata=FULL"},
+                 {"i INT NOT NULL DEFAULT 3", "Int32 DEFAULT 3", ""}});
+}
+
+TEST(DdlPolicyTest, DropNullableColumnIsKept) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), c INT)");
+  TablePlan plan = s.Ok("ALTER TABLE t DROP COLUMN b");
+  EXPECT_TRUE(plan.statements.empty());
+  EXPECT_EQ(plan.after.kept_columns, std::vector<std::string>{"b"});
+  EXPECT_EQ(Joined(plan.log_lines),
+            "DROP COLUMN `b`: not propagated; `b` stays in ClickHouse and is NULL in rows replicated from "
+            "now on\n");
+  schema::TableSchema writer = WriterSchema(plan.after);
+  ASSERT_EQ(writer.columns.size(), 3U);
+  EXPECT_EQ(writer.columns[1].name, "c");
+  EXPECT_EQ(writer.columns[2].name, "b");
+  EXPECT_TRUE(writer.columns[2].nullable);
+  EXPECT_EQ(writer.columns[2].ordinal_position, 3U);
+}
+
+TEST(DdlPolicyTest, DropNotNullColumnMakesItNullable) {
+  for (const auto& caps : {kOld, kNew}) {
+    Source s(caps);
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, e ENUM('x','y') NOT NULL)");
+    TablePlan plan = s.Ok("ALTER TABLE t DROP COLUMN n, DROP COLUMN e");
+    EXPECT_EQ(plan.statements,
+              (std::vector<std::string>{
+                  "ALTER TABLE `shop`.`t` MODIFY COLUMN `n` Nullable(Int32)",
+                  "ALTER TABLE `shop`.`t` MODIFY COLUMN `e` Nullable(Enum8('' = 0, 'x' = 1, 'y' = 2))"}));
+    EXPECT_EQ(plan.after.kept_columns, (std::vector<std::string>{"n", "e"}));
+    EXPECT_NE(Joined(plan.log_lines).find("`n` stays in ClickHouse, made Nullable(Int32)"), std::string::npos)
+        << Joined(plan.log_lines);
+  }
+}
+
+TEST(DdlPolicyTest, ModifyRestatesTheClickHouseDefault) {
+  // ClickHouse 18.16 drops a column's DEFAULT on MODIFY COLUMN; rows written before the column was
+  // added would then read 0 instead of 7. The MODIFY restates the default the column has there.
+  for (const auto& caps : {kOld, kNew}) {
+    Source s(caps);
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL DEFAULT 7)");
+    s.Ok(
+        "ALTER TABLE t ADD COLUMN e ENUM('a','b') NOT NULL DEFAULT 'b', ADD COLUMN m INT NOT NULL DEFAULT 5, "
+        "ADD COLUMN f INT NOT NULL DEFAULT (1 + 1)");
+    // Source default changes are not propagated: ClickHouse keeps 5.
+    s.Ok("ALTER TABLE t ALTER COLUMN m SET DEFAULT 6");
+    EXPECT_EQ(
+        s.Ok("ALTER TABLE t MODIFY COLUMN e ENUM('a','b','c') NOT NULL DEFAULT 'b'").statements,
+        std::vector<std::string>{
+            "ALTER TABLE `shop`.`t` MODIFY COLUMN `e` Enum8('' = 0, 'a' = 1, 'b' = 2, 'c' = 3) DEFAULT 'b'"});
+    EXPECT_EQ(s.Ok("ALTER TABLE t DROP COLUMN n, DROP COLUMN m, DROP COLUMN f").statements,
+              (std::vector<std::string>{"ALTER TABLE `shop`.`t` MODIFY COLUMN `n` Nullable(Int32) DEFAULT 7",
+                                        "ALTER TABLE `shop`.`t` MODIFY COLUMN `m` Nullable(Int32) DEFAULT 5",
+                                        "ALTER TABLE `shop`.`t` MODIFY COLUMN `f` Nullable(Int32)"}));
+  }
+}
+
+TEST(DdlPolicyTest, ReaddingAKeptColumnStops) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10))");
+  s.Ok("ALTER TABLE t DROP COLUMN b");
+  std::string message = s.Stops("ALTER TABLE t ADD COLUMN b INT");
+  ExpectResyncMessage(message, "ALTER TABLE t ADD COLUMN b INT");
+  EXPECT_NE(message.find("dropped earlier and is kept in ClickHouse"), std::string::npos) << message;
+}
+
+TEST(DdlPolicyTest, DefaultChangesAreLoggedNotPropagated) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL DEFAULT 1)");
+  for (const char* sql :
+       {"ALTER TABLE t ALTER COLUMN n SET DEFAULT 2", "ALTER TABLE t ALTER COLUMN n DROP DEFAULT",
+        "ALTER TABLE t MODIFY COLUMN n INT NOT NULL DEFAULT 5"}) {
+    SCOPED_TRACE(sql);
+    TablePlan plan = s.Ok(sql);
+    EXPECT_TRUE(plan.statements.empty()) << Joined(plan.statements);
+    ASSERT_EQ(plan.log_lines.size(), 1U);
+    EXPECT_TRUE(plan.log_lines[0].starts_with("default of column `n` changed from ")) << plan.log_lines[0];
+    EXPECT_NE(plan.log_lines[0].find("not propagated"), std::string::npos) << plan.log_lines[0];
+  }
+}
+
+TEST(DdlPolicyTest, OrdinalModeStopsOnEveryPositionShift) {
+  const std::vector<std::string> shifting = {
+      "ALTER TABLE t DROP COLUMN b",
+      "ALTER TABLE t DROP COLUMN c",
+      "ALTER TABLE t ADD COLUMN x INT FIRST",
+      "ALTER TABLE t ADD COLUMN x INT AFTER id",
+      "ALTER TABLE t MODIFY COLUMN c INT FIRST",
+      "ALTER TABLE t MODIFY COLUMN b VARCHAR(10) AFTER c",
+      "ALTER TABLE t CHANGE COLUMN c c INT AFTER id",
+      "ALTER TABLE t CHANGE COLUMN b b VARCHAR(10) FIRST",
+  };
+  for (const std::string& sql : shifting) {
+    SCOPED_TRACE(sql);
+    Source s(kNew, /*ordinal_mode=*/true);
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), c INT)");
+    std::string message = s.Stops(sql);
+    ExpectResyncMessage(message, sql);
+    EXPECT_NE(message.find("positions can no longer be matched because binlog_row_metadata is not FULL"),
+              std::string::npos)
+        << message;
+  }
+}
+
+TEST(DdlPolicyTest, OrdinalModeAddsAtTheEnd) {
+  Source s(kNew, /*ordinal_mode=*/true);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10))");
+  EXPECT_EQ(s.Ok("ALTER TABLE t ADD COLUMN c INT").statements.size(), 1U);
+  EXPECT_EQ(s.Ok("ALTER TABLE t ADD COLUMN d INT AFTER c").statements,
+            std::vector<std::string>{
+                "ALTER TABLE `shop`.`t` ADD COLUMN IF NOT EXISTS `d` Nullable(Int32) AFTER `c`"});
+  // A MODIFY that moves nothing is fine in ordinal mode too.
+  EXPECT_TRUE(s.Ok("ALTER TABLE t MODIFY COLUMN d INT AFTER c").statements.empty());
+}
+
+TEST(DdlPolicyTest, NotNullToNullMakesTheColumnNullable) {
+  for (const auto& caps : {kOld, kNew}) {
+    Source s(caps);
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL)");
+    TablePlan plan = s.Ok("ALTER TABLE t MODIFY COLUMN n INT NULL");
+    EXPECT_EQ(plan.statements,
+              std::vector<std::string>{"ALTER TABLE `shop`.`t` MODIFY COLUMN `n` Nullable(Int32)"});
+    EXPECT_NE(Joined(plan.log_lines).find("from Int32 to Nullable(Int32)"), std::string::npos)
+        << Joined(plan.log_lines);
+  }
+}
+
+TEST(DdlPolicyTest, SameClickHouseTypeNeedsNothing) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), st SET('a','b'))");
+  for (const char* sql : {"ALTER TABLE t MODIFY COLUMN b VARCHAR(200)",
+                          "ALTER TABLE t MODIFY COLUMN b TEXT CHARACTER SET latin1",
+                          "ALTER TABLE t MODIFY COLUMN st SET('a','b','c')"}) {
+    SCOPED_TRACE(sql);
+    TablePlan plan = s.Ok(sql);
+    EXPECT_TRUE(plan.statements.empty()) << Joined(plan.statements);
+    EXPECT_NE(Joined(plan.log_lines).find("unchanged, nothing to do"), std::string::npos)
+        << Joined(plan.log_lines);
+  }
+}
+
+TEST(DdlPolicyTest, EnumLabelsAppendedAtTheEnd) {
+  Source s(kOld);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, e ENUM('a','b') NOT NULL)");
+  TablePlan plan = s.Ok("ALTER TABLE t MODIFY COLUMN e ENUM('a','b','c') NOT NULL");
+  EXPECT_EQ(plan.statements,
+            std::vector<std::string>{
+                "ALTER TABLE `shop`.`t` MODIFY COLUMN `e` Enum8('' = 0, 'a' = 1, 'b' = 2, 'c' = 3)"});
+  std::string message = s.Stops("ALTER TABLE t MODIFY COLUMN e ENUM('z','a','b','c') NOT NULL");
+  EXPECT_NE(message.find("changes the type of column `e`"), std::string::npos) << message;
+}
+
+TEST(DdlPolicyTest, TypeChangesStopUntilWideningIsSupported) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, n INT, m INT)");
+  std::string sql = "ALTER TABLE t MODIFY COLUMN n BIGINT";
+  std::string message = s.Stops(sql);
+  ExpectResyncMessage(message, sql);
+  EXPECT_NE(message.find("Nullable(Int32) => Nullable(Int64)"), std::string::npos) << message;
+  message = s.Stops("ALTER TABLE t MODIFY COLUMN m INT NOT NULL");
+  EXPECT_NE(message.find("makes column `m` NOT NULL"), std::string::npos) << message;
+}
+
+TEST(DdlPolicyTest, RenamesStop) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT)");
+  std::string sql = "ALTER TABLE t RENAME COLUMN a TO b";
+  std::string message = s.Stops(sql);
+  ExpectResyncMessage(message, sql);
+  EXPECT_NE(message.find("renames column `a` to `b`, which chsync does not propagate yet"), std::string::npos)
+      << message;
+}
+
+TEST(DdlPolicyTest, RenameTableStops) {
+  schema::Tracker tracker;
+  PolicyContext context{.position = kPosition, .caps = kNew};
+  context.target.database = "shop";
+  ASSERT_TRUE(tracker.ApplySql("CREATE TABLE t (id INT PRIMARY KEY)", "shop").ok());
+  DestinationTable before{*tracker.Find("shop", "t"), {}};
+  context.statement = "RENAME TABLE t TO u";
+  auto applied = tracker.ApplySql(context.statement, "shop");
+  ASSERT_TRUE(applied.ok());
+  auto plan = PlanTableChanges(applied->changes, before, tracker.Find("shop", "u"), context);
+  ASSERT_FALSE(plan.ok());
+  ExpectResyncMessage(plan.error().message(), "RENAME TABLE t TO u");
+  EXPECT_NE(plan.error().message().find("renames table shop.t to shop.u"), std::string::npos)
+      << plan.error().message();
+}
+
+TEST(DdlPolicyTest, DropTableKeepsTheDestination) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+  TablePlan plan = s.Ok("DROP TABLE t");
+  EXPECT_TRUE(plan.dropped);
+  EXPECT_TRUE(plan.statements.empty());
+  EXPECT_EQ(Joined(plan.log_lines),
+            "DROP TABLE shop.t: not propagated; `shop`.`t` stays in ClickHouse with the rows it has\n");
+}
+
+TEST(DdlPolicyTest, RecreatingADroppedTableStops) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT)");
+  s.Ok("DROP TABLE t");
+  // CREATE TABLE IF NOT EXISTS would silently keep the old ClickHouse table and its columns.
+  std::string sql = "CREATE TABLE t (id BIGINT PRIMARY KEY, b TEXT)";
+  std::string message = s.Stops(sql);
+  ExpectResyncMessage(message, sql);
+  EXPECT_NE(message.find("re-creating a dropped table is not supported yet"), std::string::npos) << message;
+}
+
+TEST(DdlPolicyTest, TruncateIsPropagated) {
+  for (const auto& caps : {kOld, kNew}) {
+    Source s(caps);
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+    EXPECT_EQ(s.Ok("TRUNCATE TABLE t").statements,
+              std::vector<std::string>{"TRUNCATE TABLE IF EXISTS `shop`.`t`"});
+  }
+}
+
+TEST(DdlPolicyTest, SortingKeyChangesStop) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT NOT NULL, b INT NOT NULL, c INT, PRIMARY KEY (id))");
+  std::string sql = "ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (id, b)";
+  std::string message = s.Stops(sql);
+  ExpectResyncMessage(message, sql);
+  EXPECT_NE(message.find("changes the ClickHouse sorting key from (id) to (id, b)"), std::string::npos)
+      << message;
+  // After the resync the key is (id, b); a unique key that does not become the sorting key changes
+  // nothing in ClickHouse.
+  TablePlan plan = s.Ok("ALTER TABLE t ADD UNIQUE KEY ub (b)");
+  EXPECT_TRUE(plan.statements.empty());
+  EXPECT_NE(Joined(plan.log_lines).find("sorting key (id, b) is unchanged"), std::string::npos)
+      << Joined(plan.log_lines);
+  message = s.Stops("ALTER TABLE t DROP COLUMN id");
+  EXPECT_NE(message.find("changes the ClickHouse sorting key"), std::string::npos) << message;
+}
+
+TEST(DdlPolicyTest, TablesSortedByEveryColumnTakeAddedColumnsButStopOnDrops) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (a INT, b INT)");
+  // The ClickHouse key stays (a, b): the added column stays out of it.
+  TablePlan added = s.Ok("ALTER TABLE t ADD COLUMN c INT");
+  ASSERT_EQ(added.statements.size(), 1u);
+  EXPECT_NE(added.statements[0].find("ADD COLUMN"), std::string::npos) << added.statements[0];
+  std::string message = s.Stops("ALTER TABLE t DROP COLUMN a");
+  EXPECT_NE(message.find("sorted by every column"), std::string::npos) << message;
+}
+
+TEST(DdlPolicyTest, ReservedColumnNamesStop) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+  std::string message = s.Stops("ALTER TABLE t ADD COLUMN _chsync_version INT");
+  EXPECT_NE(message.find("reserves for its own metadata"), std::string::npos) << message;
+}
+
+TEST(DdlPolicyTest, NothingIsPlannedWhenOneChangeStops) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT, n INT NOT NULL)");
+  // The DROP alone would modify `n`; with the rename in the same statement nothing runs.
+  s.Stops("ALTER TABLE t DROP COLUMN n, RENAME COLUMN a TO b");
+  EXPECT_TRUE(s.dest().kept_columns.empty());
+}
+
+TEST(DdlPolicyTest, EveryStatementIsSafeToRunAgain) {
+  // On a server with IF [NOT] EXISTS every statement guards itself; on 18.16 the ADDs carry the
+  // column whose existence the pipe checks before replaying them.
+  for (const auto& caps : {kOld, kNew}) {
+    Source s(caps);
+    std::vector<std::string> all;
+    std::vector<std::string> skips;
+    for (const char* sql :
+         {"CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL, e ENUM('a') NOT NULL)",
+          "ALTER TABLE t ADD COLUMN x INT DEFAULT 3, ADD COLUMN y DATE", "ALTER TABLE t DROP COLUMN n",
+          "ALTER TABLE t MODIFY COLUMN e ENUM('a','b') NOT NULL", "TRUNCATE TABLE t"}) {
+      TablePlan plan = s.Ok(sql);
+      ASSERT_EQ(plan.statements.size(), plan.skip_if_column_exists.size());
+      all.insert(all.end(), plan.statements.begin(), plan.statements.end());
+      skips.insert(skips.end(), plan.skip_if_column_exists.begin(), plan.skip_if_column_exists.end());
+    }
+    for (size_t i = 0; i < all.size(); ++i) {
+      SCOPED_TRACE(all[i]);
+      const std::string& sql = all[i];
+      if (sql.find(" ADD COLUMN ") != std::string::npos) {
+        EXPECT_EQ(sql.find("ADD COLUMN IF NOT EXISTS") != std::string::npos, caps.add_column_if_not_exists);
+        EXPECT_EQ(skips[i].empty(), caps.add_column_if_not_exists);
+      } else if (sql.starts_with("CREATE")) {
+        EXPECT_NE(sql.find(" IF NOT EXISTS "), std::string::npos);
+      } else if (sql.starts_with("TRUNCATE")) {
+        EXPECT_NE(sql.find(" IF EXISTS "), std::string::npos);
+      } else {
+        // MODIFY COLUMN to the type the column already has is a no-op in ClickHouse.
+        EXPECT_NE(sql.find(" MODIFY COLUMN "), std::string::npos);
+        EXPECT_TRUE(skips[i].empty());
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace chsync::pipe

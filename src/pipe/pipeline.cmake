@@ -1,0 +1,10 @@
+# The pipe itself: set-up, snapshot orchestration, the binlog stream, checkpoints, status.
+target_sources(chsync_pipe PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/flusher.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/run_status.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/stream.cpp)
+
+chsync_test(run_status_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_status_test.cpp
+  DEPS chsync_pipe)

@@ -1,0 +1,469 @@
+// The pipe's set-up, snapshot and checkpoints. The binlog stream's side is in stream.cpp.
+
+#include "pipe/pipeline.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "clickhouse/ddl.h"
+#include "clickhouse/sql_quoting.h"
+#include "common/log.h"
+#include "mysql/server_probe.h"
+#include "mysql/table_inventory.h"
+#include "pipe/pipeline_internal.h"
+#include "schema/information_schema.h"
+
+namespace chsync::pipe {
+
+uint64_t NowMs() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+std::string Coordinate(std::string_view file, uint64_t position) {
+  return std::string(file) + ":" + std::to_string(position);
+}
+
+std::string TableKey(std::string_view database, std::string_view table) {
+  return std::string(database) + "." + std::string(table);
+}
+
+namespace {
+
+/// A replica id from the state directory's path: stable across restarts, different for pipes
+/// kept in different directories (two replicas with one id make the server drop one of them).
+uint32_t ServerIdFromPath(const std::string& path) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : path) h = (h ^ c) * 1099511628211ull;
+  return static_cast<uint32_t>(1000000 + h % 2000000000ull);
+}
+
+Result<schema::TextRows> Rows(mysql::Connection& conn, const std::string& sql) {
+  CHSYNC_ASSIGN_OR_RETURN(mysql::QueryResult r, conn.Query(sql));
+  return schema::TextRows{std::move(r.columns), std::move(r.rows)};
+}
+
+}  // namespace
+
+Pipe::Pipe(const RunRequest& request, const std::atomic<bool>& stop) : request_(request), stop_(stop) {}
+
+Status Pipe::Open() {
+  const PipeConfig& c = request_.config;
+  auto url = ParseUrl(c.source);
+  if (!url.ok()) return std::move(url.error().AddContext("--source"));
+  auto options = mysql::OptionsFromUrl(*url);
+  if (!options.ok()) return std::move(options.error().AddContext("--source"));
+  source_options_ = *options;
+  if (!c.tables.empty()) {
+    auto filter = mysql::TableFilter::Parse(c.tables);
+    if (!filter.ok()) return std::move(filter.error().AddContext("--tables"));
+    filter_ = std::move(filter).value();
+  }
+  server_id_ = c.server_id != 0 ? c.server_id : ServerIdFromPath(c.state);
+
+  CHSYNC_ASSIGN_OR_RETURN(state_, StateDir::Open(c.state));
+  CHSYNC_ASSIGN_OR_RETURN(control_, mysql::Connection::Open(source_options_));
+  CHSYNC_ASSIGN_OR_RETURN(server_, mysql::Probe(*control_));
+  if (!server_.log_bin) {
+    return Error(ErrorKind::kConfig, "binary logging is off on " + source_options_.Address() +
+                                         ": start the server with log_bin (see `chsync check`)");
+  }
+  if (server_.binlog_format != "ROW") {
+    return Error(ErrorKind::kConfig, "binlog_format is " + server_.binlog_format + " on " +
+                                         source_options_.Address() + ": set binlog_format=ROW");
+  }
+  if (server_.binlog_row_image != "FULL") {
+    return Error(ErrorKind::kConfig, "binlog_row_image is " + server_.binlog_row_image + " on " +
+                                         source_options_.Address() + ": set binlog_row_image=FULL");
+  }
+  full_metadata_ = server_.binlog_row_metadata.has_value() && *server_.binlog_row_metadata == "FULL";
+
+  // A pipe outlives short outages of its destination (a restart, a network blip): retry for a
+  // few minutes before giving up.
+  dest_options_.retry.max_attempts = 12;
+  dest_options_.retry.max_backoff = std::chrono::milliseconds(30'000);
+  CHSYNC_ASSIGN_OR_RETURN(dest_, clickhouse::Connect(c.dest, dest_options_));
+  CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, dest_->Version());
+  caps_ = clickhouse::FromVersion(version);
+  log::Info("source {} ({} {}), {} metadata; destination {} (ClickHouse {}.{})", source_options_.Address(),
+            mysql::FlavorName(server_.flavor), server_.version_string,
+            full_metadata_ ? "FULL row" : "MINIMAL row (ordinal mode)", dest_->Describe(), version.major,
+            version.minor);
+  return Status::Ok();
+}
+
+clickhouse::DdlTarget Pipe::TargetFor(std::string_view source_database) const {
+  clickhouse::DdlTarget target;
+  target.database =
+      request_.config.dest_database.empty() ? std::string(source_database) : request_.config.dest_database;
+  return target;
+}
+
+PolicyContext Pipe::ContextFor(std::string_view source_database) const {
+  PolicyContext context;
+  context.ordinal_mode = !full_metadata_;
+  context.caps = caps_;
+  context.target = TargetFor(source_database);
+  return context;
+}
+
+Result<std::vector<schema::TableSchema>> Pipe::LoadSourceSchemas(
+    const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep) {
+  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows tables, Rows(*control_, schema::TablesQuery(databases)));
+  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows columns, Rows(*control_, schema::ColumnsQuery(databases)));
+  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows statistics, Rows(*control_, schema::StatisticsQuery(databases)));
+  CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> all,
+                          schema::LoadSchemas(tables, columns, statistics, {server_.is_mariadb()}));
+  std::vector<schema::TableSchema> out;
+  for (schema::TableSchema& t : all) {
+    if (keep(t)) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+Result<SourcePosition> Pipe::StablePoint(const std::vector<std::string>& databases,
+                                         const std::function<bool(const schema::TableSchema&)>& keep,
+                                         std::vector<schema::TableSchema>& schemas) {
+  // The schemas must be the ones in force at the recorded position: read them before and after
+  // reading the position, and try again when a DDL slipped in between.
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> before, LoadSourceSchemas(databases, keep));
+    CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate at, mysql::CurrentBinlogPosition(*control_));
+    CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> after, LoadSourceSchemas(databases, keep));
+    if (before == after) {
+      SourcePosition position{at.file, at.position, ""};
+      if (server_.is_mariadb()) {
+        auto gtid = control_->QueryValue("SELECT BINLOG_GTID_POS(" + mysql::QuoteString(at.file) + ", " +
+                                         std::to_string(at.position) + ")");
+        if (gtid.ok() && gtid->has_value()) position.gtid_set = **gtid;
+      }
+      schemas = std::move(after);
+      return position;
+    }
+    log::Info("a schema change ran while the start position was read; reading it again");
+  }
+  return Error(ErrorKind::kServer,
+               "the source schema kept changing while chsync read its start position; "
+               "try again when no DDL is running");
+}
+
+Result<std::vector<std::string>> Pipe::SelectedDatabases() {
+  CHSYNC_ASSIGN_OR_RETURN(mysql::QueryResult r,
+                          control_->Query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA"));
+  std::vector<std::string> out;
+  for (const auto& row : r.rows) {
+    if (!row[0]) continue;
+    if (mysql::IsSystemSchema(*row[0])) continue;
+    out.push_back(*row[0]);
+  }
+  return out;
+}
+
+Status Pipe::LoadDatabaseDefaults(schema::Tracker& tracker) {
+  CHSYNC_ASSIGN_OR_RETURN(
+      mysql::QueryResult r,
+      control_->Query("SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM "
+                      "information_schema.SCHEMATA"));
+  for (const auto& row : r.rows) {
+    if (!row[0] || !row[1] || !row[2]) continue;
+    tracker.SetDatabaseDefaults(*row[0], *row[1], *row[2]);
+  }
+  return Status::Ok();
+}
+
+Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table) {
+  for (size_t i = 0; i < plan.statements.size(); ++i) {
+    const std::string& sql = plan.statements[i];
+    std::string guard = i < plan.skip_if_column_exists.size() ? plan.skip_if_column_exists[i] : "";
+    if (!guard.empty()) {
+      // A server without ADD COLUMN IF NOT EXISTS: the statement may have run before a crash.
+      CHSYNC_ASSIGN_OR_RETURN(std::string found,
+                              dest_->Query("SELECT count() FROM system.columns WHERE database = " +
+                                           clickhouse::QuoteString(target.database) +
+                                           " AND table = " + clickhouse::QuoteString(table) +
+                                           " AND name = " + clickhouse::QuoteString(guard)));
+      if (found.starts_with("1")) {
+        log::Info("already applied: {}", sql);
+        continue;
+      }
+    }
+    Status s = dest_->Execute(sql);
+    if (!s.ok()) return std::move(s.error().AddContext("ClickHouse statement " + sql));
+  }
+  return Status::Ok();
+}
+
+Status Pipe::CreateDestination(const schema::TableSchema& table, bool replace) {
+  clickhouse::DdlTarget target = TargetFor(table.database);
+  CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::CreateDatabase(target)));
+  if (replace) CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(table.name, target)));
+  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, caps_, target));
+  return dest_->Execute(create);
+}
+
+Status Pipe::Initialize() {
+  // A fresh start: the position first, then the schemas in force there, then the tables.
+  CHSYNC_ASSIGN_OR_RETURN(std::vector<std::string> databases, SelectedDatabases());
+  auto keep = [this](const schema::TableSchema& t) { return filter_.Matches(t.database, t.name); };
+  std::vector<schema::TableSchema> schemas;
+  CHSYNC_ASSIGN_OR_RETURN(SourcePosition start, StablePoint(databases, keep, schemas));
+  if (schemas.empty()) {
+    return Error(ErrorKind::kConfig,
+                 "no table on " + source_options_.Address() + " matches --tables '" + filter_.spec() + "'");
+  }
+  schema::Tracker tracker({full_metadata_, server_.is_mariadb()});
+  CHSYNC_RETURN_IF_ERROR(LoadDatabaseDefaults(tracker));
+  Checkpoint checkpoint;
+  checkpoint.stream_start = start;
+  checkpoint.resume = start;
+  for (schema::TableSchema& t : schemas) {
+    // Tables left by an earlier pipe (or a run that crashed before its first checkpoint) are
+    // replaced: rows they hold may no longer exist at the source.
+    CHSYNC_RETURN_IF_ERROR(CreateDestination(t, /*replace=*/true));
+    checkpoint.snapshot.push_back({t.database, t.name, TableSnapshot::State::kPending, "", 0, std::nullopt});
+    tracker.SetTable(std::move(t));
+  }
+  checkpoint.schemas = tracker.Serialize();
+  checkpoint.saved_at_ms = NowMs();
+  CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint));
+  log::Info("starting at {} ({} tables); destination tables created", Coordinate(start.file, start.position),
+            checkpoint.snapshot.size());
+  return Status::Ok();
+}
+
+Status Pipe::ResyncTable(const std::string& qualified) {
+  size_t dot = qualified.find('.');
+  if (dot == std::string::npos) {
+    return Error(ErrorKind::kUsage, "--table must be DB.TABLE, not '" + qualified + "'");
+  }
+  std::string database = qualified.substr(0, dot);
+  std::string name = qualified.substr(dot + 1);
+  if (!filter_.Matches(database, name)) {
+    return Error(
+        ErrorKind::kUsage,
+        "table " + qualified + " is not replicated (it does not match --tables '" + filter_.spec() + "')");
+  }
+  auto keep = [&](const schema::TableSchema& t) { return t.database == database && t.name == name; };
+  std::vector<schema::TableSchema> schemas;
+  CHSYNC_ASSIGN_OR_RETURN(SourcePosition from, StablePoint({database}, keep, schemas));
+  if (schemas.empty())
+    return Error(ErrorKind::kNotFound, "table " + qualified + " does not exist at the source");
+  CHSYNC_RETURN_IF_ERROR(CreateDestination(schemas[0], /*replace=*/true));
+  tracker_.SetTable(schemas[0]);
+  bool found = false;
+  for (TableSnapshot& s : checkpoint_.snapshot) {
+    if (s.database == database && s.table == name) {
+      s = {database, name, TableSnapshot::State::kPending, "", 0, from};
+      found = true;
+    }
+  }
+  if (!found) checkpoint_.snapshot.push_back({database, name, TableSnapshot::State::kPending, "", 0, from});
+  std::erase_if(checkpoint_.destinations, [&](const DestinationState& d) { return d.table == qualified; });
+  checkpoint_.schemas = tracker_.Serialize();
+  checkpoint_.saved_at_ms = NowMs();
+  CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint_));
+  log::Info("resync of {}: copying it again from {}; its binlog events before that are skipped", qualified,
+            Coordinate(from.file, from.position));
+  return Status::Ok();
+}
+
+Status Pipe::LoadState() {
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> loaded, state_->Load());
+  if (!loaded) return Error(ErrorKind::kInternal, "no checkpoint in " + state_->path());
+  checkpoint_ = std::move(*loaded);
+  CHSYNC_ASSIGN_OR_RETURN(tracker_, schema::Tracker::Deserialize(checkpoint_.schemas));
+  if (tracker_.ordinal_mode() == full_metadata_) {
+    return Error(ErrorKind::kConfig,
+                 std::string("binlog_row_metadata changed on the source since this pipe started (now ") +
+                     (full_metadata_ ? "FULL" : "MINIMAL") + "): run `chsync resync` to start over");
+  }
+  return Status::Ok();
+}
+
+Status Pipe::BuildTables() {
+  tables_.clear();
+  for (const TableSnapshot& s : checkpoint_.snapshot) {
+    const schema::TableSchema* schema = tracker_.Find(s.database, s.table);
+    if (schema == nullptr) continue;  // dropped at the source; its destination is kept
+    auto state = std::make_unique<TableState>();
+    state->dest = NewDestination(*schema, caps_);
+    std::string key = TableKey(s.database, s.table);
+    for (const DestinationState& d : checkpoint_.destinations) {
+      if (d.table != key) continue;
+      state->dest.kept_columns = d.kept_columns;
+      state->dest.clickhouse_defaults = {d.defaults.begin(), d.defaults.end()};
+    }
+    state->stream_from = s.stream_from;
+    CHSYNC_RETURN_IF_ERROR(RebuildWriter(*state));
+    tables_[key] = std::move(state);
+  }
+  return Status::Ok();
+}
+
+Status Pipe::RebuildWriter(TableState& table) {
+  // Kept columns that came back at the source (a DDL replayed after a crash) are source columns again.
+  std::erase_if(table.dest.kept_columns,
+                [&](const std::string& c) { return table.dest.source.FindColumn(c) >= 0; });
+  schema::TableSchema layout = WriterSchema(table.dest);
+  clickhouse::DdlTarget target = TargetFor(table.dest.source.database);
+  CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableWriter writer,
+                          clickhouse::TableWriter::Create(layout, caps_, target));
+  std::vector<clickhouse::MappedType> types(
+      writer.types().begin(),
+      writer.types().begin() + static_cast<std::ptrdiff_t>(table.dest.source.columns.size()));
+  CHSYNC_ASSIGN_OR_RETURN(RowConverter converter, RowConverter::Create(table.dest.source, std::move(types)));
+  table.writer.emplace(std::move(writer));
+  table.converter.emplace(std::move(converter));
+  clickhouse::SortingKey key = clickhouse::ChooseSortingKey(table.dest.source);
+  table.full_row = key.full_row;
+  table.key_indexes.clear();
+  if (!key.full_row) {
+    for (const std::string& c : key.columns) table.key_indexes.push_back(table.dest.source.FindColumn(c));
+  }
+  table.table_map.reset();
+  return Status::Ok();
+}
+
+void Pipe::SyncDestinations() {
+  checkpoint_.destinations.clear();
+  for (const auto& [key, table] : tables_) {
+    checkpoint_.destinations.push_back(
+        {key,
+         table->dest.kept_columns,
+         {table->dest.clickhouse_defaults.begin(), table->dest.clickhouse_defaults.end()}});
+  }
+}
+
+Status Pipe::SaveCheckpoint() {
+  checkpoint_.saved_at_ms = NowMs();
+  SyncDestinations();
+  CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint_));
+  status_.updated_at_ms = checkpoint_.saved_at_ms;
+  status_.position = Coordinate(checkpoint_.resume.file, checkpoint_.resume.position);
+  Status s = WriteRunStatus(state_->path(), status_);
+  if (!s.ok()) log::Warn("cannot write the status file: {}", s.error().message());
+  return Status::Ok();
+}
+
+Status Pipe::Snapshot() {
+  std::vector<SnapshotJob> jobs;
+  std::vector<size_t> checkpoint_index;
+  for (size_t i = 0; i < checkpoint_.snapshot.size(); ++i) {
+    const TableSnapshot& s = checkpoint_.snapshot[i];
+    if (s.state == TableSnapshot::State::kDone) continue;
+    auto it = tables_.find(TableKey(s.database, s.table));
+    if (it == tables_.end()) continue;
+    SnapshotJob job;
+    job.schema = it->second->dest.source;
+    job.writer_schema = WriterSchema(it->second->dest);
+    job.target = TargetFor(s.database);
+    job.progress = s;
+    jobs.push_back(std::move(job));
+    checkpoint_index.push_back(i);
+  }
+  if (jobs.empty()) return Status::Ok();
+
+  // Row estimates for the progress display.
+  auto estimates = control_->Query(
+      "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
+      "TABLE'");
+  if (estimates.ok()) {
+    for (const auto& row : estimates->rows) {
+      if (!row[0] || !row[1] || !row[2]) continue;
+      for (SnapshotJob& job : jobs) {
+        if (job.schema.database == *row[0] && job.schema.name == *row[1]) {
+          job.row_estimate = std::strtoull(row[2]->c_str(), nullptr, 10);
+        }
+      }
+    }
+  }
+
+  status_.phase = "snapshot";
+  SnapshotOptions options;
+  options.parallelism = request_.config.snapshot_parallelism;
+  options.chunk_rows = request_.config.snapshot_chunk_rows;
+  options.source = source_options_;
+  options.dest_url = request_.config.dest;
+  options.dest = dest_options_;
+  options.caps = caps_;
+  options.terminal = request_.terminal;
+  std::mutex mutex;
+  auto on_chunk = [&](size_t job_index, const TableSnapshot& progress) -> Status {
+    std::lock_guard<std::mutex> lock(mutex);
+    checkpoint_.snapshot[checkpoint_index[job_index]] = progress;
+    return SaveCheckpoint();
+  };
+  log::Info("snapshot of {} tables ({} at a time, {} rows per chunk)", jobs.size(), options.parallelism,
+            options.chunk_rows);
+  Status s = RunSnapshot(jobs, options, on_chunk, stop_);
+  if (!s.ok() && s.error().server_code() == 1054) {
+    // ER_BAD_FIELD_ERROR: a column the snapshot reads was dropped or renamed since it started.
+    return Error(ErrorKind::kUnsupported,
+                 s.error().message() +
+                     ". A column was dropped or renamed at the source while the table was being copied: run "
+                     "`chsync resync --table DB.TABLE` for that table to copy it under its new schema");
+  }
+  return s;
+}
+
+bool Pipe::SnapshotDone() const {
+  return std::all_of(checkpoint_.snapshot.begin(), checkpoint_.snapshot.end(), [&](const TableSnapshot& s) {
+    return s.state == TableSnapshot::State::kDone || !tables_.contains(TableKey(s.database, s.table));
+  });
+}
+
+Status Pipe::Run() {
+  status_.pid = static_cast<int>(getpid());
+  CHSYNC_RETURN_IF_ERROR(Open());
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> existing, state_->Load());
+  if (request_.resync && request_.resync_table.empty()) {
+    log::Info("resync of every table: starting over");
+    existing.reset();
+  }
+  if (!existing) {
+    CHSYNC_RETURN_IF_ERROR(Initialize());
+  } else if (request_.resync) {
+    CHSYNC_RETURN_IF_ERROR(LoadState());
+    CHSYNC_RETURN_IF_ERROR(ResyncTable(request_.resync_table));
+  }
+  CHSYNC_RETURN_IF_ERROR(LoadState());
+  CHSYNC_RETURN_IF_ERROR(BuildTables());
+  if (auto previous = ReadRunStatus(state_->path()); previous.ok() && previous->has_value()) {
+    status_.schema_changes = (*previous)->schema_changes;
+  }
+
+  CHSYNC_RETURN_IF_ERROR(Snapshot());
+  if (stop_) return Stopped();
+  if (!SnapshotDone()) return Error(ErrorKind::kInternal, "the snapshot ended with tables left to copy");
+  return Stream();
+}
+
+Status Pipe::Stopped() {
+  status_.phase = "stopped";
+  return SaveCheckpoint();
+}
+
+Status Pipe::Fail(const Error& error) {
+  flusher_.reset();  // stops it: the status file has one writer at a time
+  status_.phase = "failed";
+  status_.last_error = error.message();
+  status_.updated_at_ms = NowMs();
+  if (state_ != nullptr) (void)WriteRunStatus(state_->path(), status_);
+  return error;
+}
+
+Status RunPipe(const RunRequest& request, const std::atomic<bool>& stop) {
+  Pipe pipe(request, stop);
+  Status s = pipe.Run();
+  if (!s.ok()) return pipe.Fail(s.error());
+  return s;
+}
+
+}  // namespace chsync::pipe

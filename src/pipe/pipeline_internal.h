@@ -1,0 +1,157 @@
+#pragma once
+
+// The Pipe behind RunPipe, shared by pipeline.cpp (set-up, snapshot, checkpoints) and stream.cpp
+// (the binlog stream). Not part of the module's interface.
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "binlog/decoder.h"
+#include "binlog/event.h"
+#include "clickhouse/capabilities.h"
+#include "clickhouse/connection.h"
+#include "clickhouse/table_writer.h"
+#include "mysql/binlog_stream.h"
+#include "mysql/connection.h"
+#include "mysql/server_probe.h"
+#include "mysql/table_filter.h"
+#include "pipe/checkpoint.h"
+#include "pipe/ddl_policy.h"
+#include "pipe/flusher.h"
+#include "pipe/pipeline.h"
+#include "pipe/row_converter.h"
+#include "pipe/run_status.h"
+#include "pipe/snapshot.h"
+#include "pipe/state_dir.h"
+#include "schema/tracker.h"
+
+namespace chsync::pipe {
+
+uint64_t NowMs();
+/// "binlog.000003:1234".
+std::string Coordinate(std::string_view file, uint64_t position);
+/// "db.t".
+std::string TableKey(std::string_view database, std::string_view table);
+
+/// One replicated table while the pipe runs.
+struct TableState {
+  DestinationTable dest;
+  std::optional<clickhouse::TableWriter> writer;
+  std::optional<RowConverter> converter;
+  /// Sorting key columns as indexes into dest.source.columns; empty with a full-row key.
+  std::vector<int> key_indexes;
+  bool full_row = false;
+  /// See TableSnapshot::stream_from.
+  std::optional<SourcePosition> stream_from;
+  /// The TABLE_MAP the current column mapping was built from (kept alive so that its address
+  /// identifies it), and for each source column the index of its value in that map's rows.
+  std::shared_ptr<const binlog::TableMap> table_map;
+  std::vector<uint32_t> map_index;
+};
+
+class Pipe {
+ public:
+  Pipe(const RunRequest& request, const std::atomic<bool>& stop);
+  Status Run();
+  /// Records `error` for `chsync status` and returns it.
+  Status Fail(const Error& error);
+
+ private:
+  // pipeline.cpp
+  Status Open();
+  Status Initialize();
+  Status ResyncTable(const std::string& qualified);
+  Status LoadState();
+  Status BuildTables();
+  Status RebuildWriter(TableState& table);
+  Status Snapshot();
+  bool SnapshotDone() const;
+  Status Stopped();
+  Status SaveCheckpoint();
+  void SyncDestinations();
+  Status CreateDestination(const schema::TableSchema& table, bool replace);
+  /// Runs a plan's statements, skipping those a crash let run already.
+  Status RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table);
+  Status LoadDatabaseDefaults(schema::Tracker& tracker);
+  Result<std::vector<std::string>> SelectedDatabases();
+  Result<std::vector<schema::TableSchema>> LoadSourceSchemas(
+      const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep);
+  Result<SourcePosition> StablePoint(const std::vector<std::string>& databases,
+                                     const std::function<bool(const schema::TableSchema&)>& keep,
+                                     std::vector<schema::TableSchema>& schemas);
+  clickhouse::DdlTarget TargetFor(std::string_view source_database) const;
+  PolicyContext ContextFor(std::string_view source_database) const;
+
+  // stream.cpp
+  Status Stream();
+  /// One session of the binlog stream; returns Ok when stopped or caught up.
+  Status StreamSession(const std::optional<mysql::BinlogCoordinate>& target, bool& done);
+  Status HandleEvent(const binlog::Event& event);
+  Status HandleRows(const binlog::Event& event, const binlog::RowsEvent& rows);
+  Status HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query);
+  Status ApplySchemaChanges(const binlog::Event& event, const binlog::QueryEvent& query,
+                            const schema::ApplyResult& applied);
+  Status EndTransaction(const binlog::Event& event, bool force_checkpoint);
+  Status AppendImage(TableState& table, binlog::RowImage image, uint64_t version, bool deleted,
+                     const binlog::Event& event);
+  Status MapColumns(TableState& table, const std::shared_ptr<const binlog::TableMap>& map,
+                    const binlog::Event& event);
+  /// Queues every table's pending rows for the flusher.
+  Status FlushAll();
+  /// Queues the pending rows and then a checkpoint at committed_ (saved once they are acknowledged).
+  Status FlushAndCheckpoint();
+  size_t PendingRows() const;
+  Result<uint32_t> FileSequence(std::string_view file);
+  Error ResyncError(const std::string& table, const std::string& what, const binlog::Event& event) const;
+
+  const RunRequest& request_;
+  const std::atomic<bool>& stop_;
+
+  mysql::ConnectOptions source_options_;
+  mysql::TableFilter filter_ = mysql::TableFilter::All();
+  std::unique_ptr<StateDir> state_;
+  std::unique_ptr<mysql::Connection> control_;
+  mysql::ServerInfo server_;
+  clickhouse::ConnectOptions dest_options_;
+  std::unique_ptr<clickhouse::Connection> dest_;
+  clickhouse::Capabilities caps_;
+
+  Checkpoint checkpoint_;
+  schema::Tracker tracker_;
+  std::map<std::string, std::unique_ptr<TableState>> tables_;
+  /// Replicated tables dropped at the source (their destination is kept), by "db.t".
+  std::map<std::string, DestinationTable> dropped_;
+  RunStatus status_;
+
+  // Stream state.
+  std::unique_ptr<binlog::Decoder> decoder_;
+  /// Sends the stream's batches and saves its checkpoints in order, beside the decoding thread.
+  std::unique_ptr<Flusher> flusher_;
+  /// Rows numbered so far in the current TRANSACTION_PAYLOAD (MySQL), and its position.
+  uint64_t payload_position_ = 0;
+  uint64_t payload_rows_ = 0;
+  /// Where the last complete transaction ended, with the GTID state there.
+  SourcePosition committed_;
+  /// MariaDB: the last GTID per domain as of committed_, and the GTID of the open group.
+  std::map<uint32_t, std::string> gtid_domains_;
+  std::optional<std::pair<uint32_t, std::string>> pending_gtid_;
+  std::chrono::steady_clock::time_point last_flush_;
+  std::chrono::steady_clock::time_point last_checkpoint_;
+  std::string sequence_file_;
+  std::vector<binlog::Value> ordered_;
+  std::vector<clickhouse::Cell> cells_;
+  uint32_t server_id_ = 0;
+  uint32_t sequence_ = 0;
+  bool full_metadata_ = true;
+  bool in_transaction_ = false;
+  bool schemas_dirty_ = false;
+};
+
+}  // namespace chsync::pipe

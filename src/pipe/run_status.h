@@ -1,0 +1,48 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace chsync::pipe {
+
+/// One schema change the pipe saw and what it did about it.
+struct SchemaChangeRecord {
+  uint64_t at_ms = 0;                ///< when the pipe applied it (wall clock, ms since the epoch)
+  std::string position;              ///< "binlog.000003:1234"
+  std::string table;                 ///< "db.t"
+  std::string statement;             ///< the source statement (shortened)
+  std::vector<std::string> actions;  ///< what was done / omitted and why
+
+  bool operator==(const SchemaChangeRecord&) const = default;
+};
+
+/// What a running (or stopped) pipe tells `chsync status`, beyond the checkpoint: kept in
+/// `DIR/status.json`, rewritten atomically at each checkpoint and when the pipe stops.
+struct RunStatus {
+  std::string phase;  ///< "snapshot", "streaming", "stopped", "failed"
+  int pid = 0;
+  uint64_t updated_at_ms = 0;
+  std::string position;  ///< last applied and checkpointed position
+  /// Source commit time (binlog event timestamp, seconds) of the last applied transaction; 0 when none.
+  uint64_t last_event_time = 0;
+  uint64_t rows_applied = 0;                       ///< rows written by the stream since this process started
+  uint64_t transactions = 0;                       ///< transactions applied since this process started
+  std::string last_error;                          ///< the error that stopped the pipe, if any
+  std::vector<SchemaChangeRecord> schema_changes;  ///< the most recent ones, oldest first (≤ 100)
+
+  bool operator==(const RunStatus&) const = default;
+};
+
+std::string RunStatusToJson(const RunStatus& status);
+Result<RunStatus> RunStatusFromJson(std::string_view json);
+
+/// Reads DIR/status.json; nullopt when there is none.
+Result<std::optional<RunStatus>> ReadRunStatus(const std::string& dir);
+/// Writes DIR/status.json atomically.
+Status WriteRunStatus(const std::string& dir, const RunStatus& status);
+
+}  // namespace chsync::pipe

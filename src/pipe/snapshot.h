@@ -1,0 +1,69 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "clickhouse/capabilities.h"
+#include "clickhouse/connection.h"
+#include "clickhouse/ddl.h"
+#include "common/result.h"
+#include "mysql/connection.h"
+#include "pipe/checkpoint.h"
+#include "schema/table_schema.h"
+
+namespace chsync::pipe {
+
+/// One table to copy.
+struct SnapshotJob {
+  /// The source table's schema as of the stream start: the snapshot reads exactly these columns,
+  /// even when the table changed since (the stream applies those changes when it reaches them).
+  schema::TableSchema schema;
+  /// The destination table's layout (WriterSchema of the table's DestinationTable): the columns
+  /// that get values first, then any kept columns (written as NULL).
+  schema::TableSchema writer_schema;
+  /// Destination database (the table has the source table's name).
+  clickhouse::DdlTarget target;
+  /// Where the copy is (from the checkpoint): kDone jobs are skipped, kCopying ones continue
+  /// after last_key.
+  TableSnapshot progress;
+  /// information_schema TABLE_ROWS, for the progress display (an estimate).
+  uint64_t row_estimate = 0;
+};
+
+struct SnapshotOptions {
+  /// Tables copied at once (each with its own source and destination connection).
+  unsigned parallelism = 4;
+  /// Rows per primary-key range chunk: each chunk is one SELECT (one short consistent read) and
+  /// one INSERT.
+  uint64_t chunk_rows = 100000;
+  mysql::ConnectOptions source;
+  /// Destination URL and options: each worker opens its own Connection.
+  std::string dest_url;
+  clickhouse::ConnectOptions dest;
+  clickhouse::Capabilities caps;
+  /// Redraw a per-table progress display on stderr (a terminal); otherwise log a progress line
+  /// every `log_interval`.
+  bool terminal = false;
+  std::chrono::milliseconds log_interval{10'000};
+};
+
+/// Called after a chunk of a table was acknowledged by ClickHouse, with the table's new progress
+/// (the caller saves it in the checkpoint). Calls are serialized (never concurrent). An error
+/// stops the snapshot and is returned by RunSnapshot.
+using ChunkDone = std::function<Status(size_t job_index, const TableSnapshot& progress)>;
+
+/// Copies every job that is not kDone, `parallelism` tables at a time, chunk by chunk in key order
+/// (tables without a usable key in one pass). Rows carry version 0 and _chsync_is_deleted = 0.
+/// Within a table, reading the next chunk from the source overlaps the insert of the previous one.
+/// Retries lost connections at either end with backoff; other errors stop all workers and the
+/// first is returned, naming the table (and the key range). When `stop` becomes true, workers
+/// finish their current chunk and RunSnapshot returns kOk with the remaining jobs unfinished
+/// (progress says where each is). `jobs[i].progress` is updated as chunks complete.
+Status RunSnapshot(std::vector<SnapshotJob>& jobs, const SnapshotOptions& options, const ChunkDone& on_chunk,
+                   const std::atomic<bool>& stop);
+
+}  // namespace chsync::pipe

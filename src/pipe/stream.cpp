@@ -1,0 +1,578 @@
+// The pipe's binlog side: events from the stream start (or the last checkpoint) applied to
+// ClickHouse in binlog order, with schema changes applied between the rows they separate.
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <thread>
+#include <variant>
+
+#include "clickhouse/ddl.h"
+#include "common/log.h"
+#include "pipe/pipeline_internal.h"
+#include "pipe/row_version.h"
+#include "schema/lexer.h"
+
+namespace chsync::pipe {
+namespace {
+
+constexpr uint64_t kSqlModeAnsiQuotes = 4;
+constexpr uint64_t kSqlModeNoBackslashEscapes = uint64_t{1} << 20;
+constexpr uint8_t kMariaGtidStandalone = 1;
+constexpr auto kIdleCheckpointInterval = std::chrono::seconds(10);
+constexpr size_t kMaxSchemaChangeRecords = 100;
+
+bool EqualsNoCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(x) == std::tolower(y);
+         });
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.front())) != 0 || s.front() == ';'))
+    s.remove_prefix(1);
+  while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.back())) != 0 || s.back() == ';'))
+    s.remove_suffix(1);
+  return s;
+}
+
+bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
+  if (needle.empty() || needle.size() > haystack.size()) return false;
+  auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
+                        [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+  return it != haystack.end();
+}
+
+/// 10.11.6-MariaDB-log → 101106; 8.0.40 → 80040 (for versioned comments in DDL).
+uint32_t VersionNumber(std::string_view version) {
+  uint32_t parts[3] = {0, 0, 0};
+  size_t part = 0;
+  for (char c : version) {
+    if (c >= '0' && c <= '9') {
+      parts[part] = parts[part] * 10 + static_cast<uint32_t>(c - '0');
+    } else if (c == '.' && part < 2) {
+      ++part;
+    } else {
+      break;
+    }
+  }
+  return parts[0] * 10000 + parts[1] * 100 + parts[2];
+}
+
+bool SameValue(const binlog::Value& a, const binlog::Value& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case binlog::ValueKind::kAbsent:
+    case binlog::ValueKind::kNull: return true;
+    case binlog::ValueKind::kInt: return a.i == b.i;
+    case binlog::ValueKind::kUint:
+    case binlog::ValueKind::kYear:
+    case binlog::ValueKind::kBit:
+    case binlog::ValueKind::kEnum:
+    case binlog::ValueKind::kSet: return a.u == b.u;
+    case binlog::ValueKind::kFloat: return std::bit_cast<uint32_t>(a.f) == std::bit_cast<uint32_t>(b.f);
+    case binlog::ValueKind::kDouble: return std::bit_cast<uint64_t>(a.d) == std::bit_cast<uint64_t>(b.d);
+    case binlog::ValueKind::kDate:
+      return a.date.year == b.date.year && a.date.month == b.date.month && a.date.day == b.date.day;
+    case binlog::ValueKind::kTime:
+      return a.time.negative == b.time.negative && a.time.hour == b.time.hour &&
+             a.time.minute == b.time.minute && a.time.second == b.time.second &&
+             a.time.microsecond == b.time.microsecond;
+    case binlog::ValueKind::kDateTime:
+      return a.datetime.year == b.datetime.year && a.datetime.month == b.datetime.month &&
+             a.datetime.day == b.datetime.day && a.datetime.hour == b.datetime.hour &&
+             a.datetime.minute == b.datetime.minute && a.datetime.second == b.datetime.second &&
+             a.datetime.microsecond == b.datetime.microsecond;
+    case binlog::ValueKind::kTimestamp:
+      return a.timestamp.seconds == b.timestamp.seconds && a.timestamp.microsecond == b.timestamp.microsecond;
+    default: return a.text == b.text;
+  }
+}
+
+}  // namespace
+
+Status Pipe::Stream() {
+  status_.phase = "streaming";
+  std::optional<mysql::BinlogCoordinate> target;
+  if (request_.until_caught_up) {
+    CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate now, mysql::CurrentBinlogPosition(*control_));
+    target = now;
+    log::Info("streaming from {} until {}", Coordinate(checkpoint_.resume.file, checkpoint_.resume.position),
+              now.ToString());
+  } else {
+    log::Info("streaming from {}", Coordinate(checkpoint_.resume.file, checkpoint_.resume.position));
+  }
+  committed_ = checkpoint_.resume;
+  gtid_domains_.clear();
+  std::string_view gtids = committed_.gtid_set;
+  while (!gtids.empty()) {
+    size_t comma = gtids.find(',');
+    std::string_view one = Trim(gtids.substr(0, comma));
+    gtids = comma == std::string_view::npos ? std::string_view() : gtids.substr(comma + 1);
+    size_t dash = one.find('-');
+    if (dash == std::string_view::npos) continue;
+    gtid_domains_[static_cast<uint32_t>(
+        std::strtoul(std::string(one.substr(0, dash)).c_str(), nullptr, 10))] = std::string(one);
+  }
+
+  CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<clickhouse::Connection> flush_connection,
+                          clickhouse::Connect(request_.config.dest, dest_options_));
+  flusher_ = std::make_unique<Flusher>(std::move(flush_connection), 4);
+
+  int failures = 0;
+  while (true) {
+    SourcePosition before = committed_;
+    bool done = false;
+    Status s = StreamSession(target, done);
+    if (s.ok()) s = flusher_->Drain();
+    if (s.ok()) return done ? Status::Ok() : Stopped();
+    if (committed_ != before) failures = 0;
+    if (s.error().kind() != ErrorKind::kNetwork || ++failures > 8) return s;
+    auto wait = std::chrono::milliseconds(std::min(30'000, 500 << failures));
+    log::Warn("{}; reconnecting from {} in {} ms", s.error().message(),
+              Coordinate(committed_.file, committed_.position), wait.count());
+    CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+    CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
+    auto until = std::chrono::steady_clock::now() + wait;
+    while (!stop_ && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (stop_) return Stopped();
+  }
+}
+
+Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target, bool& done) {
+  CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<mysql::Connection> conn, mysql::Connection::Open(source_options_));
+  mysql::BinlogStreamOptions options;
+  options.server_id = server_id_;
+  options.start = {committed_.file, committed_.position};
+  options.heartbeat_ms =
+      static_cast<uint32_t>(std::clamp<uint64_t>(request_.config.batch_max_age_ms / 2, 100, 1000));
+  CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<mysql::BinlogStream> stream,
+                          mysql::BinlogStream::Open(std::move(conn), options));
+  binlog::DecoderOptions decoder_options;
+  decoder_options.checksum_before_format =
+      stream->checksum() == "CRC32" ? binlog::ChecksumAlgorithm::kCrc32 : binlog::ChecksumAlgorithm::kNone;
+  // Rows of tables that are not replicated are skipped without decoding their values.
+  decoder_options.decode_rows_of = [this](const binlog::TableMap& map) {
+    return tables_.contains(TableKey(map.database, map.table));
+  };
+  decoder_ = std::make_unique<binlog::Decoder>(decoder_options);
+  in_transaction_ = false;
+  pending_gtid_.reset();
+  last_flush_ = last_checkpoint_ = std::chrono::steady_clock::now();
+  for (auto& [key, table] : tables_) table->table_map.reset();
+
+  auto caught_up = [&](const mysql::BinlogCoordinate& at) {
+    return target && !at.file.empty() && mysql::CompareCoordinates(at, *target) >= 0;
+  };
+  while (true) {
+    if (stop_) {
+      CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+      return flusher_->Drain();
+    }
+    auto ev = stream->Next();
+    if (!ev.ok()) {
+      if (ev.error().server_code() == 1236) {
+        return Error(ErrorKind::kServer,
+                     ev.error().message() + ". The position this pipe must resume from (" +
+                         Coordinate(committed_.file, committed_.position) +
+                         ") is gone from the source: keep binlogs longer and run `chsync resync` to copy "
+                         "the tables again");
+      }
+      return ev.error();
+    }
+    if (decoder_->file() != ev->at.file) decoder_->SetFile(ev->at.file);
+    auto decoded = decoder_->Decode(ev->bytes, ev->at.position);
+    if (!decoded.ok()) {
+      return std::move(decoded.error().AddContext("binlog event at " + ev->at.ToString()));
+    }
+    if (const auto* hb = std::get_if<binlog::HeartbeatEvent>(&decoded->body)) {
+      if (!in_transaction_ && PendingRows() > 0) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+      if (!in_transaction_ && target && hb->log_file == stream->next_coordinate().file &&
+          caught_up({std::string(hb->log_file), decoded->header.log_pos})) {
+        CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+        done = true;
+        return flusher_->Drain();
+      }
+      continue;
+    }
+    Status handled = HandleEvent(*decoded);
+    if (!handled.ok()) return handled;
+    bool fake_rotate = ev->artificial && ev->type == static_cast<uint8_t>(binlog::EventType::kRotate);
+    if (!in_transaction_ && !ev->artificial &&
+        std::holds_alternative<binlog::FormatDescriptionEvent>(decoded->body)) {
+      // A new file began between transactions: resuming here is as good as anywhere.
+      committed_.file = ev->at.file;
+      committed_.position = decoded->end_position();
+    }
+    if (!in_transaction_ && !fake_rotate && caught_up(stream->next_coordinate())) {
+      CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+      done = true;
+      return flusher_->Drain();
+    }
+  }
+}
+
+Status Pipe::HandleEvent(const binlog::Event& event) {
+  if (const auto* rows = std::get_if<binlog::RowsEvent>(&event.body)) return HandleRows(event, *rows);
+  if (const auto* query = std::get_if<binlog::QueryEvent>(&event.body)) return HandleQuery(event, *query);
+  if (std::holds_alternative<binlog::XidEvent>(event.body) ||
+      std::holds_alternative<binlog::XaPrepareEvent>(event.body)) {
+    return EndTransaction(event, false);
+  }
+  if (const auto* gtid = std::get_if<binlog::MariaGtidEvent>(&event.body)) {
+    pending_gtid_.emplace(gtid->domain_id,
+                          fmt::format("{}-{}-{}", gtid->domain_id, event.header.server_id, gtid->seq_no));
+    in_transaction_ = (gtid->flags2 & kMariaGtidStandalone) == 0;
+    return Status::Ok();
+  }
+  if (const auto* payload = std::get_if<binlog::TransactionPayloadEvent>(&event.body)) {
+    for (const binlog::Event& inner : payload->events) CHSYNC_RETURN_IF_ERROR(HandleEvent(inner));
+  }
+  return Status::Ok();
+}
+
+Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query) {
+  std::string_view sql = Trim(query.query);
+  if (EqualsNoCase(sql, "BEGIN") || EqualsNoCase(sql, "START TRANSACTION")) {
+    in_transaction_ = true;
+    return Status::Ok();
+  }
+  if (EqualsNoCase(sql, "COMMIT") || EqualsNoCase(sql, "ROLLBACK")) return EndTransaction(event, false);
+  if (query.error_code != 0) {
+    log::Warn("statement at {} failed on the source (error {}), not applied: {}",
+              Coordinate(event.file, event.position), query.error_code, sql.substr(0, 200));
+    return in_transaction_ ? Status::Ok() : EndTransaction(event, false);
+  }
+
+  schema::LexOptions lex;
+  uint64_t sql_mode = query.status.sql_mode.value_or(0);
+  lex.ansi_quotes = (sql_mode & kSqlModeAnsiQuotes) != 0;
+  lex.no_backslash_escapes = (sql_mode & kSqlModeNoBackslashEscapes) != 0;
+  if (const binlog::FormatDescriptionEvent* format = decoder_->format()) {
+    lex.server_version = VersionNumber(format->server_version);
+    lex.mariadb_comments = format->mariadb;
+  }
+  auto applied = tracker_.ApplySql(sql, query.database, lex);
+  if (!applied.ok()) {
+    // Which replicated tables could the statement be about?
+    std::string concerned;
+    for (const auto& [key, table] : tables_) {
+      if (!ContainsNoCase(sql, table->dest.source.name)) continue;
+      if (table->stream_from &&
+          mysql::CompareCoordinates({std::string(event.file), event.position},
+                                    {table->stream_from->file, table->stream_from->position}) < 0) {
+        continue;  // copied again after this statement: its schema already includes it
+      }
+      concerned = key;
+      break;
+    }
+    if (concerned.empty()) {
+      log::Debug("statement at {} not applied to the tracked schemas ({}): {}",
+                 Coordinate(event.file, event.position), applied.error().message(), sql.substr(0, 200));
+    } else if (!full_metadata_) {
+      return ResyncError(concerned,
+                         "a statement that may change it could not be followed (" +
+                             applied.error().message() + "): \"" + std::string(sql.substr(0, 500)) +
+                             "\"; without binlog_row_metadata=FULL its rows cannot be matched safely",
+                         event);
+    } else {
+      log::Warn(
+          "statement at {} could not be applied to the tracked schema of {} ({}); its rows are matched by "
+          "column name and checked against the tracked schema: {}",
+          Coordinate(event.file, event.position), concerned, applied.error().message(), sql.substr(0, 200));
+    }
+  } else if (!applied->changes.empty()) {
+    schemas_dirty_ = true;
+    CHSYNC_RETURN_IF_ERROR(ApplySchemaChanges(event, query, *applied));
+  }
+  return in_transaction_ ? Status::Ok() : EndTransaction(event, true);
+}
+
+Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryEvent& query,
+                                const schema::ApplyResult& applied) {
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<schema::SchemaChange>> groups;
+  for (const schema::SchemaChange& change : applied.changes) {
+    std::string key = TableKey(change.table.database, change.table.name);
+    if (change.kind == schema::SchemaChange::Kind::kTableRenamed &&
+        tables_.contains(TableKey(change.old_table.database, change.old_table.name))) {
+      key = TableKey(change.old_table.database, change.old_table.name);
+    }
+    if (!groups.contains(key)) order.push_back(key);
+    groups[key].push_back(change);
+  }
+  std::string position = Coordinate(event.file, event.position);
+  bool flushed = false;
+  for (const std::string& key : order) {
+    const std::vector<schema::SchemaChange>& changes = groups[key];
+    auto it = tables_.find(key);
+    TableState* table = it == tables_.end() ? nullptr : it->second.get();
+    const schema::TableName& name = changes.front().table;
+    bool created = std::any_of(changes.begin(), changes.end(), [](const schema::SchemaChange& c) {
+      return c.kind == schema::SchemaChange::Kind::kTableCreated;
+    });
+    auto was_dropped = dropped_.find(key);
+    if (table == nullptr && was_dropped == dropped_.end() &&
+        !(created && filter_.Matches(name.database, name.name))) {
+      continue;
+    }
+    if (table != nullptr && table->stream_from &&
+        mysql::CompareCoordinates({std::string(event.file), event.position},
+                                  {table->stream_from->file, table->stream_from->position}) < 0) {
+      continue;
+    }
+    if (!flushed) {
+      // Rows before the statement go out under the old layout, before the statement runs.
+      CHSYNC_RETURN_IF_ERROR(FlushAll());
+      CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
+      flushed = true;
+    }
+    DestinationTable before = table != nullptr                ? table->dest
+                              : was_dropped != dropped_.end() ? was_dropped->second
+                                                              : DestinationTable{};
+    const schema::TableSchema* after = tracker_.Find(name.database, name.name);
+    PolicyContext context = ContextFor(name.database);
+    context.position = position;
+    context.statement = std::string(Trim(query.query));
+    CHSYNC_ASSIGN_OR_RETURN(TablePlan plan, PlanTableChanges(changes, before, after, context));
+    CHSYNC_RETURN_IF_ERROR(RunPlan(plan, context.target, name.name));
+    SchemaChangeRecord record;
+    record.at_ms = NowMs();
+    record.position = position;
+    record.table = key;
+    record.statement = context.statement.substr(0, 1000);
+    for (const std::string& line : plan.log_lines) {
+      log::Info("{} at {}: {}", key, position, line);
+      record.actions.push_back(line);
+    }
+    status_.schema_changes.push_back(std::move(record));
+    if (status_.schema_changes.size() > kMaxSchemaChangeRecords) {
+      status_.schema_changes.erase(status_.schema_changes.begin());
+    }
+    if (plan.dropped) {
+      dropped_[key] = plan.after;
+      tables_.erase(key);
+      continue;
+    }
+    dropped_.erase(key);
+    if (table == nullptr) {
+      auto state = std::make_unique<TableState>();
+      table = state.get();
+      tables_[key] = std::move(state);
+      // Replicated from its first row: nothing to copy.
+      checkpoint_.snapshot.push_back(
+          {name.database, name.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+    }
+    table->dest = plan.after;
+    CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
+  }
+  return Status::Ok();
+}
+
+Status Pipe::EndTransaction(const binlog::Event& event, bool force_checkpoint) {
+  in_transaction_ = false;
+  if (pending_gtid_) {
+    gtid_domains_[pending_gtid_->first] = pending_gtid_->second;
+    pending_gtid_.reset();
+  }
+  committed_.file = std::string(event.file);
+  committed_.position = event.end_position();
+  std::string gtids;
+  for (const auto& [domain, gtid] : gtid_domains_) {
+    if (!gtids.empty()) gtids += ',';
+    gtids += gtid;
+  }
+  committed_.gtid_set = std::move(gtids);
+  if (schemas_dirty_) {
+    checkpoint_.schemas = tracker_.Serialize();
+    schemas_dirty_ = false;
+    force_checkpoint = true;
+  }
+  ++status_.transactions;
+  status_.last_event_time = event.header.timestamp;
+
+  auto now = std::chrono::steady_clock::now();
+  size_t pending = PendingRows();
+  bool due =
+      force_checkpoint || pending >= request_.config.batch_max_rows ||
+      (pending > 0 && now - last_flush_ >= std::chrono::milliseconds(request_.config.batch_max_age_ms)) ||
+      now - last_checkpoint_ >= kIdleCheckpointInterval;
+  return due ? FlushAndCheckpoint() : Status::Ok();
+}
+
+Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& rows) {
+  if (!rows.table) {
+    return Error(ErrorKind::kCorrupt,
+                 "rows event without its TABLE_MAP at " + Coordinate(event.file, event.position));
+  }
+  if (rows.skipped) return Status::Ok();
+  auto it = tables_.find(TableKey(rows.table->database, rows.table->table));
+  if (it == tables_.end()) return Status::Ok();
+  TableState& table = *it->second;
+  if (table.stream_from &&
+      mysql::CompareCoordinates({std::string(event.file), event.position},
+                                {table.stream_from->file, table.stream_from->position}) < 0) {
+    return Status::Ok();
+  }
+  if (table.table_map != rows.table) CHSYNC_RETURN_IF_ERROR(MapColumns(table, rows.table, event));
+  CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+  if (event.payload_index) {
+    if (payload_position_ != event.position) {
+      payload_position_ = event.position;
+      payload_rows_ = 0;
+    }
+  }
+  for (size_t k = 0; k < rows.rows.size(); ++k) {
+    const binlog::RowChange& row = rows.rows[k];
+    uint64_t offset = event.payload_index ? event.position + payload_rows_++ : event.position + k;
+    CHSYNC_ASSIGN_OR_RETURN(uint64_t version, RowVersion({sequence, offset}));
+    switch (rows.kind) {
+      case binlog::RowsKind::kWrite:
+        CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.after, version, false, event));
+        break;
+      case binlog::RowsKind::kDelete:
+        CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.before, version, true, event));
+        break;
+      case binlog::RowsKind::kUpdate:
+      case binlog::RowsKind::kPartialUpdate: {
+        bool key_changed = table.full_row;
+        for (int index : table.key_indexes) {
+          uint32_t at = table.map_index[static_cast<size_t>(index)];
+          if (!SameValue(row.before[at], row.after[at])) key_changed = true;
+        }
+        if (key_changed) {
+          bool same = row.before.size() == row.after.size() &&
+                      std::equal(row.before.begin(), row.before.end(), row.after.begin(), SameValue);
+          if (same) break;  // nothing changed; a tombstone and a row with one key and version would clash
+          CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.before, version, true, event));
+        }
+        CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.after, version, false, event));
+        break;
+      }
+    }
+  }
+  status_.rows_applied += rows.rows.size();
+  if (table.writer->rows() >= request_.config.batch_max_rows) {
+    CHSYNC_RETURN_IF_ERROR(flusher_->Insert(table.writer->insert_prefix(), table.writer->TakeData()));
+  }
+  return Status::Ok();
+}
+
+Status Pipe::MapColumns(TableState& table, const std::shared_ptr<const binlog::TableMap>& map,
+                        const binlog::Event& event) {
+  std::string key = TableKey(map->database, map->table);
+  schema::TableMapColumns columns;
+  columns.database = map->database;
+  columns.table = map->table;
+  bool names = !map->columns.empty() && !map->columns.front().name.empty();
+  for (const binlog::ColumnInfo& c : map->columns) {
+    columns.types.push_back(static_cast<uint8_t>(c.type));
+    if (names) columns.names.push_back(c.name);
+  }
+  Status checked = tracker_.CheckTableMap(columns);
+  if (!checked.ok()) {
+    return ResyncError(
+        key, "its binlog rows no longer match the tracked schema (" + checked.error().message() + ")", event);
+  }
+  const schema::TableSchema& source = table.dest.source;
+  table.map_index.assign(source.columns.size(), 0);
+  for (size_t i = 0; i < source.columns.size(); ++i) {
+    if (!names) {
+      table.map_index[i] = static_cast<uint32_t>(i);
+      continue;
+    }
+    auto found = std::find_if(map->columns.begin(), map->columns.end(), [&](const binlog::ColumnInfo& c) {
+      return schema::EqualsIgnoreCase(c.name, source.columns[i].name);
+    });
+    if (found == map->columns.end()) {
+      return ResyncError(key, "column " + source.columns[i].name + " is missing from its binlog rows", event);
+    }
+    table.map_index[i] = static_cast<uint32_t>(found - map->columns.begin());
+  }
+  table.table_map = map;
+  return Status::Ok();
+}
+
+Status Pipe::AppendImage(TableState& table, binlog::RowImage image, uint64_t version, bool deleted,
+                         const binlog::Event& event) {
+  const size_t n = table.map_index.size();
+  ordered_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t at = table.map_index[i];
+    if (at >= image.size()) {
+      return Error(ErrorKind::kCorrupt, "row image of " +
+                                            TableKey(table.dest.source.database, table.dest.source.name) +
+                                            " at " + Coordinate(event.file, event.position) + " has " +
+                                            std::to_string(image.size()) + " values");
+    }
+    ordered_[i] = image[at];
+  }
+  Status s = table.converter->Convert(ordered_, ValueOrigin::kBinlog, cells_);
+  if (s.ok()) {
+    cells_.resize(cells_.size() + table.dest.kept_columns.size(), clickhouse::NullCell{});
+    s = table.writer->Append(cells_, version, deleted);
+  }
+  if (!s.ok()) {
+    return std::move(s.error().AddContext("row of " +
+                                          TableKey(table.dest.source.database, table.dest.source.name) +
+                                          " at " + Coordinate(event.file, event.position)));
+  }
+  return Status::Ok();
+}
+
+size_t Pipe::PendingRows() const {
+  size_t rows = 0;
+  for (const auto& [key, table] : tables_) rows += table->writer ? table->writer->rows() : 0;
+  return rows;
+}
+
+Status Pipe::FlushAll() {
+  for (auto& [key, table] : tables_) {
+    if (table->writer && table->writer->rows() > 0) {
+      CHSYNC_RETURN_IF_ERROR(flusher_->Insert(table->writer->insert_prefix(), table->writer->TakeData()));
+    }
+  }
+  last_flush_ = std::chrono::steady_clock::now();
+  return Status::Ok();
+}
+
+Status Pipe::FlushAndCheckpoint() {
+  CHSYNC_RETURN_IF_ERROR(FlushAll());
+  checkpoint_.resume = committed_;
+  SyncDestinations();
+  status_.position = Coordinate(committed_.file, committed_.position);
+  // Saved by the flusher once every row queued before it is in ClickHouse.
+  auto save = [this, checkpoint = checkpoint_, status = status_]() mutable -> Status {
+    checkpoint.saved_at_ms = NowMs();
+    Status saved = state_->Save(checkpoint);
+    if (!saved.ok()) return saved;
+    status.updated_at_ms = checkpoint.saved_at_ms;
+    Status written = WriteRunStatus(state_->path(), status);
+    if (!written.ok()) log::Warn("cannot write the status file: {}", written.error().message());
+    return Status::Ok();
+  };
+  CHSYNC_RETURN_IF_ERROR(flusher_->After(std::move(save)));
+  last_checkpoint_ = std::chrono::steady_clock::now();
+  return Status::Ok();
+}
+
+Result<uint32_t> Pipe::FileSequence(std::string_view file) {
+  if (file != sequence_file_) {
+    CHSYNC_ASSIGN_OR_RETURN(sequence_, BinlogFileSequence(file));
+    sequence_file_ = std::string(file);
+  }
+  return sequence_;
+}
+
+Error Pipe::ResyncError(const std::string& table, const std::string& what, const binlog::Event& event) const {
+  return Error(ErrorKind::kUnsupported,
+               fmt::format("table {}: {} (binlog position {}). Run `chsync resync --table {}` with the same "
+                           "--source, --dest and --state to copy the table again",
+                           table, what, Coordinate(event.file, event.position), table));
+}
+
+}  // namespace chsync::pipe
