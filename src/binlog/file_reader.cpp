@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 namespace chsync::binlog {
 namespace {
@@ -24,7 +25,7 @@ std::string BaseName(const std::string& path) {
 FileReader::FileReader(std::string path, DecoderOptions options)
     : path_(std::move(path)), decoder_([&] {
         options.follow_rotate = false;
-        return options;
+        return std::move(options);
       }()) {
   decoder_.SetFile(BaseName(path_));
 }
@@ -34,7 +35,7 @@ FileReader::~FileReader() {
 }
 
 Result<std::unique_ptr<FileReader>> FileReader::Open(const std::string& path, DecoderOptions options) {
-  std::unique_ptr<FileReader> r(new FileReader(path, options));
+  std::unique_ptr<FileReader> r(new FileReader(path, std::move(options)));
   CHSYNC_RETURN_IF_ERROR(r->Load());
   return r;
 }
@@ -79,7 +80,7 @@ Status FileReader::Load() {
 
 Result<std::unique_ptr<FileReader>> FileReader::FromBytes(std::string bytes, std::string name,
                                                           DecoderOptions options) {
-  std::unique_ptr<FileReader> r(new FileReader(std::move(name), options));
+  std::unique_ptr<FileReader> r(new FileReader(std::move(name), std::move(options)));
   r->owned_ = std::move(bytes);
   r->data_ = reinterpret_cast<const uint8_t*>(r->owned_.data());
   r->size_ = r->owned_.size();
