@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -99,6 +100,9 @@ class Pipe {
   Status ApplySchemaChanges(const binlog::Event& event, const binlog::QueryEvent& query,
                             const schema::ApplyResult& applied);
   Status EndTransaction(const binlog::Event& event, bool force_checkpoint);
+  /// Appends `record` to `_chsync_schema_log` in `database` (created on first use). A failure is
+  /// logged, not fatal: the history is also in `chsync status` and the log.
+  void RecordSchemaChange(const std::string& database, const SchemaChangeRecord& record);
   Status AppendImage(TableState& table, binlog::RowImage image, uint64_t version, bool deleted,
                      const binlog::Event& event);
   Status MapColumns(TableState& table, const std::shared_ptr<const binlog::TableMap>& map,
@@ -128,6 +132,8 @@ class Pipe {
   std::map<std::string, std::unique_ptr<TableState>> tables_;
   /// Replicated tables dropped at the source (their destination is kept), by "db.t".
   std::map<std::string, DestinationTable> dropped_;
+  /// Destination databases whose `_chsync_schema_log` exists.
+  std::set<std::string> schema_logs_;
   RunStatus status_;
 
   // Stream state.

@@ -10,6 +10,7 @@
 #include <variant>
 
 #include "clickhouse/ddl.h"
+#include "clickhouse/sql_quoting.h"
 #include "common/log.h"
 #include "pipe/pipeline_internal.h"
 #include "pipe/row_version.h"
@@ -23,6 +24,7 @@ constexpr uint64_t kSqlModeNoBackslashEscapes = uint64_t{1} << 20;
 constexpr uint8_t kMariaGtidStandalone = 1;
 constexpr auto kIdleCheckpointInterval = std::chrono::seconds(10);
 constexpr size_t kMaxSchemaChangeRecords = 100;
+constexpr std::string_view kSchemaLogTable = "_chsync_schema_log";
 
 bool EqualsNoCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
@@ -349,6 +351,7 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
       log::Info("{} at {}: {}", key, position, line);
       record.actions.push_back(line);
     }
+    RecordSchemaChange(context.target.database, record);
     status_.schema_changes.push_back(std::move(record));
     if (status_.schema_changes.size() > kMaxSchemaChangeRecords) {
       status_.schema_changes.erase(status_.schema_changes.begin());
@@ -371,6 +374,37 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
   }
   return Status::Ok();
+}
+
+void Pipe::RecordSchemaChange(const std::string& database, const SchemaChangeRecord& record) {
+  using clickhouse::QuoteIdentifier;
+  using clickhouse::QuoteString;
+  std::string table = QuoteIdentifier(database) + "." + QuoteIdentifier(kSchemaLogTable);
+  if (!schema_logs_.contains(database)) {
+    // One row per statement and table; a statement replayed after a crash collapses into its
+    // first row (same position and table) when ClickHouse merges, or under FINAL.
+    Status created = dest_->Execute(
+        "CREATE TABLE IF NOT EXISTS " + table + " (`at` " +
+        (caps_.datetime64 ? "DateTime64(3)" : "DateTime") +
+        ", `position` String, `table` String, `statement` String, `actions` Array(String)) ENGINE = "
+        "ReplacingMergeTree ORDER BY (`position`, `table`)");
+    if (!created.ok()) {
+      log::Warn("cannot create {}: {}", table, created.error().message());
+      return;
+    }
+    schema_logs_.insert(database);
+  }
+  std::string actions;
+  for (const std::string& action : record.actions)
+    actions += (actions.empty() ? "" : ", ") + QuoteString(action);
+  Status inserted = dest_->Execute(fmt::format(
+      "INSERT INTO {} (`at`, `position`, `table`, `statement`, `actions`) VALUES ({}, {}, {}, {}, [{}])",
+      table,
+      caps_.datetime64 ? fmt::format("fromUnixTimestamp64Milli(toInt64({}))", record.at_ms)
+                       : fmt::format("toDateTime({})", record.at_ms / 1000),
+      QuoteString(record.position), QuoteString(record.table), QuoteString(record.statement), actions));
+  if (!inserted.ok())
+    log::Warn("cannot record the schema change in {}: {}", table, inserted.error().message());
 }
 
 Status Pipe::EndTransaction(const binlog::Event& event, bool force_checkpoint) {

@@ -611,6 +611,22 @@ TEST_P(SchemaChangeE2eTest, SeedsTableAddDropAndDefaultChanges) {
     std::string report = p_.Compare("t", skip);
     EXPECT_TRUE(report.empty()) << report;
   }
+
+  // The history is in the destination too: one row per statement, saying what was done or not.
+  std::map<std::string, std::string> history;
+  for (const auto& r : p_.DestQuery("SELECT statement, toString(actions) FROM " + p_.db() +
+                                    "._chsync_schema_log FINAL WHERE table = '" + p_.db() + ".t'")) {
+    if (r.size() == 2) history[r[0].value_or("")] = r[1].value_or("");
+  }
+  auto actions_of = [&](const std::string& statement) {
+    auto it = history.find(statement);
+    return it == history.end() ? std::string("(no row)") : it->second;
+  };
+  EXPECT_NE(actions_of("ALTER TABLE t DROP COLUMN qty").find("not propagated"), std::string::npos)
+      << actions_of("ALTER TABLE t DROP COLUMN qty");
+  EXPECT_NE(actions_of("ALTER TABLE t ALTER COLUMN d_int SET DEFAULT 99").find("not propagated"),
+            std::string::npos)
+      << actions_of("ALTER TABLE t ALTER COLUMN d_int SET DEFAULT 99");
 }
 
 INSTANTIATE_TEST_SUITE_P(Destinations, SchemaChangeE2eTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),
