@@ -26,12 +26,6 @@ constexpr auto kIdleCheckpointInterval = std::chrono::seconds(10);
 constexpr size_t kMaxSchemaChangeRecords = 100;
 constexpr std::string_view kSchemaLogTable = "_chsync_schema_log";
 
-bool EqualsNoCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(x) == std::tolower(y);
-         });
-}
-
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.front())) != 0 || s.front() == ';'))
     s.remove_prefix(1);
@@ -239,11 +233,12 @@ Status Pipe::HandleEvent(const binlog::Event& event) {
 
 Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query) {
   std::string_view sql = Trim(query.query);
-  if (EqualsNoCase(sql, "BEGIN") || EqualsNoCase(sql, "START TRANSACTION")) {
+  if (schema::EqualsIgnoreCase(sql, "BEGIN") || schema::EqualsIgnoreCase(sql, "START TRANSACTION")) {
     in_transaction_ = true;
     return Status::Ok();
   }
-  if (EqualsNoCase(sql, "COMMIT") || EqualsNoCase(sql, "ROLLBACK")) return EndTransaction(event, false);
+  if (schema::EqualsIgnoreCase(sql, "COMMIT") || schema::EqualsIgnoreCase(sql, "ROLLBACK"))
+    return EndTransaction(event, false);
   if (query.error_code != 0) {
     log::Warn("statement at {} failed on the source (error {}), not applied: {}",
               Coordinate(event.file, event.position), query.error_code, sql.substr(0, 200));
