@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -23,6 +24,7 @@
 #include "cli/command.h"
 #include "clickhouse/capabilities.h"
 #include "clickhouse/server_version.h"
+#include "clickhouse/sql_quoting.h"
 #include "pipe/ddl_policy.h"
 #include "schema/explain.h"
 #include "schema/parser.h"
@@ -77,21 +79,38 @@ class DestinationModel {
   /// rebuilt from the schema after the statement), so later statements still show their plans.
   void Print(const std::vector<schema::SchemaChange>& changes, const schema::Tracker& tracker,
              const std::string& position, const std::string& statement) {
+    // Table renames move the ClickHouse table along (a swap's new table with it, so the column
+    // differences that follow a kTableReplaced need nothing more).
+    std::set<Key> replaced;
+    for (const schema::SchemaChange& change : changes) {
+      if (change.kind == schema::SchemaChange::Kind::kTableReplaced)
+        replaced.insert(Key{change.table.database, change.table.name});
+      if (change.kind != schema::SchemaChange::Kind::kTableRenamed) continue;
+      Key from{change.old_table.database, change.old_table.name};
+      Key to{change.table.database, change.table.name};
+      auto known = tables_.find(from);
+      if (known == tables_.end()) continue;
+      fmt::print("clickhouse: RENAME TABLE {}.{} TO {}.{}\n", clickhouse::QuoteIdentifier(from.first),
+                 clickhouse::QuoteIdentifier(from.second), clickhouse::QuoteIdentifier(to.first),
+                 clickhouse::QuoteIdentifier(to.second));
+      pipe::DestinationTable moved = std::move(known->second);
+      tables_.erase(known);
+      if (const schema::TableSchema* after = tracker.Find(to.first, to.second)) moved.source = *after;
+      tables_[to] = std::move(moved);
+    }
     std::vector<std::pair<Key, std::vector<schema::SchemaChange>>> groups;
     for (const schema::SchemaChange& change : changes) {
       Key key{change.table.database, change.table.name};
+      if (change.kind == schema::SchemaChange::Kind::kTableRenamed ||
+          change.kind == schema::SchemaChange::Kind::kTableReplaced || replaced.contains(key)) {
+        continue;
+      }
       if (groups.empty() || groups.back().first != key)
         groups.emplace_back(key, std::vector<schema::SchemaChange>{});
       groups.back().second.push_back(change);
     }
     for (auto& [key, group] : groups) {
-      // A rename's destination is still under the old name.
       Key from = key;
-      for (const schema::SchemaChange& change : group) {
-        if (change.kind == schema::SchemaChange::Kind::kTableRenamed) {
-          from = Key{change.old_table.database, change.old_table.name};
-        }
-      }
       bool created = false;
       for (const schema::SchemaChange& change : group) {
         created = created || change.kind == schema::SchemaChange::Kind::kTableCreated;
@@ -113,9 +132,10 @@ class DestinationModel {
         if (after != nullptr) tables_[key] = pipe::NewDestination(*after, caps_);
         continue;
       }
+      if (plan->rebuild) fmt::print("rebuild: {}\n", plan->rebuild_reason);
       for (const std::string& sql : plan->statements) fmt::print("clickhouse: {}\n", sql);
       for (const std::string& line : plan->log_lines) fmt::print("log: {}\n", line);
-      // A dropped table's destination is kept (and so is its entry: a CREATE of the same name stops).
+      // A dropped table's destination is kept (a CREATE of the same name moves it aside).
       tables_[key] = std::move(plan->after);
     }
   }

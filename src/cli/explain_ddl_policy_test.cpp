@@ -46,6 +46,8 @@ const char* const kScript =
     "ALTER TABLE shop.t ADD COLUMN at DATETIME NOT NULL DEFAULT CURRENT_TIMESTAMP;\n"
     "ALTER TABLE shop.t DROP COLUMN n;\n"
     "ALTER TABLE shop.t RENAME COLUMN note TO remark;\n"
+    "ALTER TABLE shop.t MODIFY COLUMN id BIGINT;\n"
+    "ALTER TABLE shop.t ADD COLUMN _chsync_version INT;\n"
     "ALTER TABLE shop.other ADD COLUMN x INT;\n";
 
 TEST(ExplainDdlPolicyTest, PrintsStatementsLogLinesAndStops) {
@@ -62,7 +64,10 @@ TEST(ExplainDdlPolicyTest, PrintsStatementsLogLinesAndStops) {
                   "CURRENT_TIMESTAMP); column added"))
       << r.out;
   EXPECT_TRUE(Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` MODIFY COLUMN `n` Nullable(Int32)\n")) << r.out;
-  EXPECT_TRUE(Has(r.out, "stop: table shop.t: `ALTER TABLE shop.t RENAME COLUMN note TO remark` at "))
+  EXPECT_TRUE(Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` RENAME COLUMN IF EXISTS `note` TO `remark`\n"))
+      << r.out;
+  EXPECT_TRUE(Has(r.out, "rebuild: changes column `id` from int to bigint")) << r.out;
+  EXPECT_TRUE(Has(r.out, "stop: table shop.t: `ALTER TABLE shop.t ADD COLUMN _chsync_version INT` at "))
       << r.out;
   EXPECT_TRUE(Has(r.out, "run `chsync resync --table shop.t`\n")) << r.out;
   // shop.other was never created in the input: its schema is unknown, nothing is planned.
@@ -76,11 +81,10 @@ TEST(ExplainDdlPolicyTest, OldServerAndOrdinalMode) {
   EXPECT_TRUE(
       Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` ADD COLUMN `note` String DEFAULT 'x' AFTER `n`\n"))
       << r.out;
-  EXPECT_TRUE(Has(r.out, "stop: table shop.t: `ALTER TABLE shop.t DROP COLUMN n` at ")) << r.out;
-  EXPECT_TRUE(Has(r.out,
-                  "drops column `n`, and positions can no longer be matched because binlog_row_metadata is "
-                  "not FULL; run `chsync resync --table shop.t`\n"))
-      << r.out;
+  // Ordinal mode follows the DROP (position_shift=follow).
+  EXPECT_TRUE(Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` MODIFY COLUMN `n` Nullable(Int32)\n")) << r.out;
+  // 18.16 cannot rename columns: an ALIAS gives the column its new name.
+  EXPECT_TRUE(Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` ADD COLUMN `remark` String ALIAS `note`\n")) << r.out;
 }
 
 TEST(ExplainDdlPolicyTest, WithoutTheVersionTheOutputIsUnchanged) {

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli/command.h"
 #include "common/log.h"
@@ -34,6 +35,7 @@ struct RunFlags {
   std::optional<uint32_t> server_id;
   std::optional<unsigned> snapshot_parallelism;
   std::optional<uint64_t> snapshot_chunk_rows, batch_rows, batch_age_ms;
+  std::vector<std::string> schema_policies;  // --schema-policy, in the order given
   bool until_caught_up = false;
   std::string table;  // resync --table
 };
@@ -59,6 +61,13 @@ int RunOrResync(const RunFlags& f, bool resync) {
   if (f.snapshot_chunk_rows) config.snapshot_chunk_rows = *f.snapshot_chunk_rows;
   if (f.batch_rows) config.batch_max_rows = *f.batch_rows;
   if (f.batch_age_ms) config.batch_max_age_ms = *f.batch_age_ms;
+  for (const std::string& assignment : f.schema_policies) {
+    Status assigned = config.policies.Assign(assignment);
+    if (!assigned.ok()) {
+      fmt::print(stderr, "chsync {}: {}\n", name, assigned.error().message());
+      return kExitUsage;
+    }
+  }
   Status valid = pipe::Validate(config);
   if (!valid.ok()) {
     fmt::print(stderr, "chsync {}: {}\n", name, valid.error().message());
@@ -123,6 +132,10 @@ void AddFlags(CLI::App* sub, RunFlags& f) {
   sub->add_option("--batch-age-ms", f.batch_age_ms, "…or when they waited this long (default 1000)")
       ->check(CLI::Range(uint64_t{10}, uint64_t{600000}));
   sub->add_option("--log-level", f.log_level, "debug, info (default), warn, error");
+  sub->add_option("--schema-policy", f.schema_policies,
+                  "KEY=VALUE or DB.TABLE:KEY=VALUE (repeatable; applied after the file's schema_changes), "
+                  "e.g. truncate=ignore, 'shop.*:drop_table=drop' (see docs/configuration.md)")
+      ->allow_extra_args(false);
 }
 
 void AddRunCommand(CLI::App& app, RunFunction& run) {

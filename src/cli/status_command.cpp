@@ -1,5 +1,6 @@
 // `chsync status --state DIR`: where a pipe is (position, lag, tables, snapshot progress), its
-// last error and the schema changes it saw, from the state directory (no server is contacted).
+// last error, the schema-change policies in force and the schema changes it saw, from the state
+// directory (no server is contacted).
 // Exit 0 when the state could be read, 1 when there is none or it is damaged, 2 on bad usage.
 
 #include <fcntl.h>
@@ -116,7 +117,20 @@ int RunStatusCommand(const StatusOptions& o) {
     for (const std::string& column : d.kept_columns) list += (list.empty() ? "" : ", ") + column;
     fmt::print("  {}  columns dropped at the source, kept (NULL in later rows): {}\n", d.table, list);
   }
+  for (const pipe::DestinationState& d : c.destinations) {
+    for (const auto& [source, destination] : d.clickhouse_names) {
+      fmt::print("  {}  column {} is {} in ClickHouse\n", d.table, source, destination);
+    }
+  }
+  for (const pipe::RebuildState& r : c.rebuilds) {
+    fmt::print("  {}.{}  rebuilding online into {}: {} rows copied (since {}: {})\n", r.database, r.table,
+               r.temp_table, r.progress.rows_copied, r.position, r.reason);
+  }
   fmt::print("last error     {}\n", run.last_error.empty() ? "none" : run.last_error);
+  if (!run.policies.empty()) {
+    fmt::print("schema policies\n");
+    for (const std::string& line : run.policies) fmt::print("  {}\n", line);
+  }
   fmt::print("schema changes {}\n", run.schema_changes.size());
   for (const pipe::SchemaChangeRecord& r : run.schema_changes) {
     fmt::print("  {} UTC  {}  {}: {}\n", UtcTime(r.at_ms), r.position, r.table, r.statement);
@@ -129,7 +143,8 @@ void AddStatusCommand(CLI::App& app, RunFunction& run) {
   auto options = std::make_shared<StatusOptions>();
   CLI::App* sub = app.add_subcommand(
       "status",
-      "Show a pipe's position, lag, tables, last error and schema changes from its state directory");
+      "Show a pipe's position, lag, tables, last error, schema policies and schema changes from its "
+      "state directory");
   sub->add_option("--state", options->state, "the pipe's state directory")->required();
   sub->callback([options, &run] { run = [options] { return RunStatusCommand(*options); }; });
 }

@@ -35,22 +35,60 @@ ordered_json DestinationsToJson(const std::vector<DestinationState>& destination
   for (const DestinationState& d : destinations) {
     ordered_json defaults = ordered_json::object();
     for (const auto& [column, expression] : d.defaults) defaults[column] = expression;
-    j.push_back(ordered_json{{"table", d.table}, {"kept_columns", d.kept_columns}, {"defaults", defaults}});
+    ordered_json names = ordered_json::object();
+    for (const auto& [source, destination] : d.clickhouse_names) names[source] = destination;
+    j.push_back(ordered_json{{"table", d.table},
+                             {"kept_columns", d.kept_columns},
+                             {"defaults", defaults},
+                             {"clickhouse_names", names},
+                             {"aliases", d.aliases}});
   }
   return j;
+}
+
+ordered_json SnapshotToJson(const TableSnapshot& t) {
+  ordered_json j{{"database", t.database},
+                 {"table", t.table},
+                 {"state", StateName(t.state)},
+                 {"last_key", t.last_key},
+                 {"rows_copied", t.rows_copied}};
+  if (t.stream_from) j["stream_from"] = PositionToJson(*t.stream_from);
+  return j;
+}
+
+Result<TableSnapshot> SnapshotFromJson(const ordered_json& t) {
+  TableSnapshot s;
+  s.database = t.at("database").get<std::string>();
+  s.table = t.at("table").get<std::string>();
+  std::string state = t.at("state").get<std::string>();
+  if (state == "pending") {
+    s.state = TableSnapshot::State::kPending;
+  } else if (state == "copying") {
+    s.state = TableSnapshot::State::kCopying;
+  } else if (state == "done") {
+    s.state = TableSnapshot::State::kDone;
+  } else {
+    return Error(ErrorKind::kCorrupt, "checkpoint: unknown snapshot state '" + state + "'");
+  }
+  s.last_key = t.at("last_key").get<std::string>();
+  s.rows_copied = t.at("rows_copied").get<uint64_t>();
+  if (t.contains("stream_from")) s.stream_from = PositionFromJson(t.at("stream_from"));
+  return s;
 }
 
 }  // namespace
 
 std::string ToJson(const Checkpoint& c) {
   ordered_json snapshot = ordered_json::array();
-  for (const TableSnapshot& t : c.snapshot) {
-    snapshot.push_back(ordered_json{{"database", t.database},
-                                    {"table", t.table},
-                                    {"state", StateName(t.state)},
-                                    {"last_key", t.last_key},
-                                    {"rows_copied", t.rows_copied}});
-    if (t.stream_from) snapshot.back()["stream_from"] = PositionToJson(*t.stream_from);
+  for (const TableSnapshot& t : c.snapshot) snapshot.push_back(SnapshotToJson(t));
+  ordered_json rebuilds = ordered_json::array();
+  for (const RebuildState& r : c.rebuilds) {
+    rebuilds.push_back(ordered_json{{"database", r.database},
+                                    {"table", r.table},
+                                    {"temp_table", r.temp_table},
+                                    {"progress", SnapshotToJson(r.progress)},
+                                    {"position", r.position},
+                                    {"reason", r.reason}});
   }
   ordered_json j{{"format", kFormatVersion},
                  {"saved_at_ms", c.saved_at_ms},
@@ -58,6 +96,7 @@ std::string ToJson(const Checkpoint& c) {
                  {"resume", PositionToJson(c.resume)},
                  {"snapshot", std::move(snapshot)},
                  {"destinations", DestinationsToJson(c.destinations)},
+                 {"rebuilds", std::move(rebuilds)},
                  {"schemas", c.schemas}};
   return j.dump(2) + "\n";
 }
@@ -80,23 +119,20 @@ Result<Checkpoint> FromJson(std::string_view text) {
     c.resume = PositionFromJson(j.at("resume"));
     c.schemas = j.at("schemas").get<std::string>();
     for (const auto& t : j.at("snapshot")) {
-      TableSnapshot s;
-      s.database = t.at("database").get<std::string>();
-      s.table = t.at("table").get<std::string>();
-      std::string state = t.at("state").get<std::string>();
-      if (state == "pending") {
-        s.state = TableSnapshot::State::kPending;
-      } else if (state == "copying") {
-        s.state = TableSnapshot::State::kCopying;
-      } else if (state == "done") {
-        s.state = TableSnapshot::State::kDone;
-      } else {
-        return Error(ErrorKind::kCorrupt, "checkpoint: unknown snapshot state '" + state + "'");
-      }
-      s.last_key = t.at("last_key").get<std::string>();
-      s.rows_copied = t.at("rows_copied").get<uint64_t>();
-      if (t.contains("stream_from")) s.stream_from = PositionFromJson(t.at("stream_from"));
+      CHSYNC_ASSIGN_OR_RETURN(TableSnapshot s, SnapshotFromJson(t));
       c.snapshot.push_back(std::move(s));
+    }
+    if (j.contains("rebuilds")) {
+      for (const auto& r : j.at("rebuilds")) {
+        RebuildState state;
+        state.database = r.at("database").get<std::string>();
+        state.table = r.at("table").get<std::string>();
+        state.temp_table = r.at("temp_table").get<std::string>();
+        CHSYNC_ASSIGN_OR_RETURN(state.progress, SnapshotFromJson(r.at("progress")));
+        state.position = r.at("position").get<std::string>();
+        state.reason = r.at("reason").get<std::string>();
+        c.rebuilds.push_back(std::move(state));
+      }
     }
     if (j.contains("destinations")) {
       for (const auto& d : j.at("destinations")) {
@@ -106,6 +142,12 @@ Result<Checkpoint> FromJson(std::string_view text) {
         for (const auto& [column, expression] : d.at("defaults").items()) {
           state.defaults.emplace_back(column, expression.get<std::string>());
         }
+        if (d.contains("clickhouse_names")) {
+          for (const auto& [source, destination] : d.at("clickhouse_names").items()) {
+            state.clickhouse_names.emplace_back(source, destination.get<std::string>());
+          }
+        }
+        if (d.contains("aliases")) state.aliases = d.at("aliases").get<std::vector<std::string>>();
         c.destinations.push_back(std::move(state));
       }
     }

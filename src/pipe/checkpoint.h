@@ -45,8 +45,28 @@ struct DestinationState {
   std::vector<std::string> kept_columns;
   /// The DEFAULT expression each ClickHouse column was created or added with ("" for none).
   std::vector<std::pair<std::string, std::string>> defaults;
+  /// Source column → ClickHouse column, for columns renamed at the source whose ClickHouse column
+  /// kept its name (ClickHouse without RENAME COLUMN, key columns, rename_column=ignore).
+  std::vector<std::pair<std::string, std::string>> clickhouse_names;
+  /// ALIAS columns chsync added to ClickHouse under a renamed column's new name.
+  std::vector<std::string> aliases;
 
   bool operator==(const DestinationState&) const = default;
+};
+
+/// A table being rebuilt online: copied again into `temp_table` while the stream writes its
+/// changes there too; swapped in for the ClickHouse table when the copy is done.
+struct RebuildState {
+  std::string database;  ///< the source table
+  std::string table;
+  std::string temp_table;  ///< ClickHouse table being filled (same destination database)
+  /// The copy's progress (database/table as above).
+  TableSnapshot progress;
+  /// Position of the statement that started the rebuild, and why.
+  std::string position;
+  std::string reason;
+
+  bool operator==(const RebuildState&) const = default;
 };
 
 /// Everything a restart needs, saved only after ClickHouse acknowledged all it describes.
@@ -60,6 +80,8 @@ struct Checkpoint {
   std::vector<TableSnapshot> snapshot;
   /// What the destination tables hold beyond the tracked source schemas.
   std::vector<DestinationState> destinations;
+  /// Tables being rebuilt online.
+  std::vector<RebuildState> rebuilds;
   /// Wall-clock time of the save, milliseconds since the epoch (for `chsync status`).
   uint64_t saved_at_ms = 0;
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 namespace chsync::pipe {
 namespace {
 
@@ -14,7 +16,14 @@ Checkpoint Sample() {
   c.snapshot.push_back({"shop", "items", TableSnapshot::State::kCopying, "[\"SKU-1\",3]", 12});
   c.snapshot.push_back({"shop", "carts", TableSnapshot::State::kPending, "", 0,
                         SourcePosition{"binlog.000009", 1234, "0-1-98"}});
-  c.destinations.push_back({"shop.orders", {"legacy_note", "old_total"}, {{"note", "'none'"}, {"qty", ""}}});
+  c.destinations.push_back({"shop.orders",
+                            {"legacy_note", "old_total"},
+                            {{"note", "'none'"}, {"qty", ""}},
+                            {{"customer", "client"}},
+                            {"customer"}});
+  c.rebuilds.push_back({"shop", "items", "items__chsync_rebuild",
+                        TableSnapshot{"shop", "items", TableSnapshot::State::kCopying, "[17]", 17},
+                        "binlog.000009:777", "primary key changed"});
   c.saved_at_ms = 1764430000123;
   return c;
 }
@@ -39,6 +48,23 @@ TEST(Checkpoint, RejectsDamagedDocuments) {
   EXPECT_NE(bad_state.error().message().find("'later'"), std::string::npos);
   auto wrong_type = FromJson("{\"format\": 1, \"saved_at_ms\": \"x\"}");
   EXPECT_EQ(wrong_type.error().kind(), ErrorKind::kCorrupt);
+}
+
+TEST(Checkpoint, ReadsCheckpointsWrittenBeforeRenamesAndRebuilds) {
+  Checkpoint c = Sample();
+  c.rebuilds.clear();
+  c.destinations[0].clickhouse_names.clear();
+  c.destinations[0].aliases.clear();
+  // What an earlier chsync wrote: neither key.
+  nlohmann::json j = nlohmann::json::parse(ToJson(c));
+  j.erase("rebuilds");
+  for (auto& d : j["destinations"]) {
+    d.erase("clickhouse_names");
+    d.erase("aliases");
+  }
+  auto back = FromJson(j.dump());
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(*back, c);
 }
 
 TEST(Checkpoint, NewerFormatIsRefused) {

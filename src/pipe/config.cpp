@@ -63,6 +63,64 @@ Setter Number(T PipeConfig::*field, uint64_t min, uint64_t max) {
   };
 }
 
+/// Puts the configuration key into a PolicySet error ("f.yaml:3: 'truncate' must be …" becomes
+/// "f.yaml:3: 'schema_changes.truncate' must be …").
+Status WithConfigKey(Status s, std::string_view key, const std::string& config_key) {
+  if (s.ok()) return s;
+  std::string m = s.error().message();
+  std::string quoted = "'" + std::string(key) + "'";
+  size_t at = m.find(quoted);
+  if (at != std::string::npos) m.replace(at, quoted.size(), "'" + config_key + "'");
+  return Error(ErrorKind::kConfig, m);
+}
+
+/// `schema_changes:` — policy keys (the defaults for every table) and `tables:`, a mapping of
+/// DB.TABLE patterns to mappings of policy keys.
+Status ApplySchemaChanges(const YAML::Node& map, const std::string& origin, PipeConfig& config) {
+  if (map.IsNull()) return Status::Ok();
+  if (!map.IsMap()) {
+    return ConfigError(Where(origin, map), "schema_changes",
+                       "must be a mapping of policy keys (and 'tables:')");
+  }
+  for (const auto& item : map) {
+    const std::string name = item.first.as<std::string>();
+    const std::string where = Where(origin, item.first);
+    if (name == "tables") {
+      if (item.second.IsNull()) continue;
+      if (!item.second.IsMap()) {
+        return ConfigError(where, "schema_changes.tables",
+                           "must be a mapping of DB.TABLE patterns to policy keys");
+      }
+      for (const auto& table : item.second) {
+        const std::string pattern = table.first.as<std::string>();
+        const std::string table_key = "schema_changes.tables." + pattern;
+        const std::string table_where = Where(origin, table.first);
+        if (!table.second.IsMap()) {
+          return ConfigError(table_where, table_key, "must be a mapping of policy keys");
+        }
+        for (const auto& policy : table.second) {
+          const std::string key = policy.first.as<std::string>();
+          std::string config_key = table_key;
+          config_key.append(".").append(key);
+          const std::string policy_where = Where(origin, policy.first);
+          if (!policy.second.IsScalar()) {
+            return ConfigError(policy_where, config_key, "must be a text value");
+          }
+          CHSYNC_RETURN_IF_ERROR(WithConfigKey(
+              config.policies.Assign(pattern, key, policy.second.Scalar(), policy_where), key, config_key));
+        }
+      }
+      continue;
+    }
+    if (!item.second.IsScalar()) {
+      return ConfigError(where, "schema_changes." + name, "must be a text value");
+    }
+    CHSYNC_RETURN_IF_ERROR(WithConfigKey(config.policies.Assign("", name, item.second.Scalar(), where), name,
+                                         "schema_changes." + name));
+  }
+  return Status::Ok();
+}
+
 Status Apply(const YAML::Node& map, const std::string& prefix, const std::string& origin,
              const std::map<std::string, Setter>& setters, PipeConfig& config) {
   if (!map.IsMap())
@@ -71,6 +129,10 @@ Status Apply(const YAML::Node& map, const std::string& prefix, const std::string
     std::string key =
         prefix.empty() ? item.first.as<std::string>() : prefix + "." + item.first.as<std::string>();
     std::string where = Where(origin, item.first);
+    if (key == "schema_changes") {
+      CHSYNC_RETURN_IF_ERROR(ApplySchemaChanges(item.second, origin, config));
+      continue;
+    }
     if (item.second.IsMap()) {
       CHSYNC_RETURN_IF_ERROR(Apply(item.second, key, origin, setters, config));
       continue;
@@ -79,6 +141,7 @@ Status Apply(const YAML::Node& map, const std::string& prefix, const std::string
     if (it == setters.end()) {
       std::string known;
       for (const auto& [name, setter] : setters) known += (known.empty() ? "" : ", ") + name;
+      known += ", schema_changes";
       return ConfigError(where, key, "is not a setting (known: " + known + ")");
     }
     Status s = it->second(item.second, where, config);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/result.h"
+#include "pipe/schema_policy.h"
 
 namespace chsync::pipe {
 
@@ -25,6 +26,9 @@ struct PipeConfig {
   uint64_t batch_max_age_ms = 1000;  ///< …or when its oldest row waited this long
 
   std::string log_level = "info";  ///< debug, info, warn, error
+
+  /// What to do about each kind of schema change, per table (`schema_changes:`, --schema-policy).
+  PolicySet policies;
 };
 
 /// Reads a YAML configuration file into `config` (keys present in the file override the defaults).

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 namespace chsync::pipe {
 namespace {
 
@@ -21,6 +24,13 @@ batch:
   max_rows: 20000
   max_age_ms: 500
 log_level: debug
+schema_changes:
+  truncate: ignore
+  drop_column: propagate
+  tables:
+    shop.orders:
+      drop_table: drop
+    "*.audit_log": {create_table: ignore, truncate: fail}
 )",
                             "pipe.yaml", c);
   ASSERT_TRUE(s.ok()) << s.error().message();
@@ -35,7 +45,81 @@ log_level: debug
   EXPECT_EQ(c.batch_max_rows, 20000u);
   EXPECT_EQ(c.batch_max_age_ms, 500u);
   EXPECT_EQ(c.log_level, "debug");
+  EXPECT_EQ(c.policies.For("shop", "items").truncate, SchemaPolicy::Truncate::kIgnore);
+  EXPECT_EQ(c.policies.For("shop", "items").drop_column, SchemaPolicy::DropColumn::kPropagate);
+  EXPECT_EQ(c.policies.For("shop", "orders").drop_table, SchemaPolicy::DropTable::kDrop);
+  EXPECT_EQ(c.policies.For("crm", "audit_log").create_table, SchemaPolicy::CreateTable::kIgnore);
+  EXPECT_EQ(c.policies.For("crm", "audit_log").truncate, SchemaPolicy::Truncate::kFail);
   EXPECT_TRUE(Validate(c).ok());
+}
+
+TEST(PipeConfig, SchemaChangesSetDefaultsAndPerTablePolicies) {
+  PipeConfig c;
+  Status s = LoadConfigText(R"(
+schema_changes:
+  tables:
+    shop.orders:
+      rename_column: fail
+    "shop.*":
+      rename_column: ignore
+  rename_column: fail
+  key_change: fail
+)",
+                            "pipe.yaml", c);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  // The later per-table setting wins for shop.orders; a per-table setting beats the default.
+  EXPECT_EQ(c.policies.For("shop", "orders").rename_column, SchemaPolicy::RenameColumn::kIgnore);
+  EXPECT_EQ(c.policies.For("shop", "items").rename_column, SchemaPolicy::RenameColumn::kIgnore);
+  EXPECT_EQ(c.policies.For("crm", "t").rename_column, SchemaPolicy::RenameColumn::kFail);
+  EXPECT_EQ(c.policies.For("crm", "t").key_change, SchemaPolicy::KeyChange::kFail);
+  EXPECT_EQ(c.policies.For("crm", "t").truncate, SchemaPolicy::Truncate::kPropagate);
+  std::vector<std::string> lines = c.policies.Describe();
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[1], "shop.orders: rename_column=fail");
+  EXPECT_EQ(lines[2], "shop.*: rename_column=ignore");
+
+  // Flags (assignments after the file) win.
+  ASSERT_TRUE(c.policies.Assign("shop.orders:rename_column=rename").ok());
+  EXPECT_EQ(c.policies.For("shop", "orders").rename_column, SchemaPolicy::RenameColumn::kRename);
+
+  PipeConfig empty;
+  ASSERT_TRUE(LoadConfigText("schema_changes:\n", "pipe.yaml", empty).ok());
+  EXPECT_EQ(empty.policies, PolicySet{});
+}
+
+TEST(PipeConfig, BadSchemaChangesNameFileLineAndKey) {
+  struct Case {
+    const char* yaml;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"source: x\nschema_changes:\n  truncate: sometimes\n",
+       "p.yaml:3: 'schema_changes.truncate' must be propagate, ignore or fail, not 'sometimes'"},
+      {"schema_changes:\n  truncat: ignore\n",
+       "p.yaml:2: 'schema_changes.truncat' is not a schema policy (keys: rename_column, type_change, "
+       "truncate, create_table, drop_table, rename_table, drop_column, position_shift, key_change)"},
+      {"schema_changes:\n  tables:\n    shop.orders:\n      drop_table: never\n",
+       "p.yaml:4: 'schema_changes.tables.shop.orders.drop_table' must be keep, drop or fail, not 'never'"},
+      {"schema_changes:\n  tables:\n    shop.orders: {drop_tabel: drop}\n",
+       "p.yaml:3: 'schema_changes.tables.shop.orders.drop_tabel' is not a schema policy (keys: "},
+      {"schema_changes:\n  tables:\n    shop:\n      truncate: ignore\n",
+       "p.yaml:4: table pattern 'shop' must be DB.TABLE (wildcards * and ?"},
+      {"schema_changes:\n  tables:\n    shop.t: ignore\n",
+       "p.yaml:3: 'schema_changes.tables.shop.t' must be a mapping of policy keys"},
+      {"schema_changes:\n  tables: [shop.t]\n",
+       "p.yaml:2: 'schema_changes.tables' must be a mapping of DB.TABLE patterns to policy keys"},
+      {"schema_changes:\n  truncate: [ignore]\n", "p.yaml:2: 'schema_changes.truncate' must be a text value"},
+      {"schema_changes:\n  tables:\n    shop.t:\n      truncate: {a: b}\n",
+       "p.yaml:4: 'schema_changes.tables.shop.t.truncate' must be a text value"},
+      {"schema_changes: fail\n", "p.yaml:1: 'schema_changes' must be a mapping of policy keys"},
+  };
+  for (const Case& k : cases) {
+    PipeConfig c;
+    Status s = LoadConfigText(k.yaml, "p.yaml", c);
+    ASSERT_FALSE(s.ok()) << k.yaml;
+    EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
+    EXPECT_NE(s.error().message().find(k.message), std::string::npos) << s.error().message();
+  }
 }
 
 TEST(PipeConfig, UnknownKeyNamesFileLineAndKnownKeys) {
@@ -47,6 +131,7 @@ TEST(PipeConfig, UnknownKeyNamesFileLineAndKnownKeys) {
             std::string::npos)
       << s.error().message();
   EXPECT_NE(s.error().message().find("snapshot.parallelism"), std::string::npos);
+  EXPECT_NE(s.error().message().find("schema_changes"), std::string::npos);
 }
 
 TEST(PipeConfig, BadValuesAreNamed) {

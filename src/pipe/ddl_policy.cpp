@@ -9,6 +9,7 @@
 
 #include "clickhouse/sql_quoting.h"
 #include "clickhouse/type_mapping.h"
+#include "pipe/type_change.h"
 #include "schema/default_translation.h"
 #include "schema/explain.h"
 
@@ -72,25 +73,6 @@ std::string ShiftDescription(const schema::SchemaChange& change) {
   }
 }
 
-/// What a change that chsync does not follow yet does; empty for changes it handles.
-std::string UnsupportedDescription(const schema::SchemaChange& change) {
-  switch (change.kind) {
-    case Kind::kTableRenamed:
-      return fmt::format("renames table {}.{} to {}.{}, which chsync does not propagate yet",
-                         change.old_table.database, change.old_table.name, change.table.database,
-                         change.table.name);
-    case Kind::kTableReplaced:
-      return fmt::format("replaces the table ({}), which chsync does not propagate yet", change.note);
-    case Kind::kColumnRenamed:
-      return fmt::format("renames column {} to {}, which chsync does not propagate yet",
-                         Backquote(change.old_column_name), Backquote(change.column.name));
-    case Kind::kPartitionDataChanged:
-      return fmt::format("removes or swaps rows by partition ({}), which chsync does not propagate",
-                         change.note);
-    default: return "";
-  }
-}
-
 std::string KeyText(const clickhouse::SortingKey& key) {
   std::string out = "(";
   for (size_t i = 0; i < key.columns.size(); ++i) {
@@ -144,30 +126,74 @@ class Planner {
       : before_(before), after_source_(after_source), context_(context), table_(std::move(table)) {
     plan_.after = before;
     if (after_source != nullptr) plan_.after.source = *after_source;
-    for (const schema::Column& c : before.source.columns) in_clickhouse_.push_back(c.name);
+    for (const schema::Column& c : before.source.columns)
+      in_clickhouse_.push_back(before.ClickHouseName(c.name));
     for (const std::string& name : before.kept_columns) in_clickhouse_.push_back(name);
+    for (const std::string& name : before.aliases) in_clickhouse_.push_back(name);
   }
 
   Result<TablePlan> Run(const std::vector<schema::SchemaChange>& changes) {
     // Everything that stops the pipe is decided before anything is planned: a plan runs whole or
     // not at all.
-    if (context_.ordinal_mode) {
-      for (const schema::SchemaChange& c : changes) {
-        if (c.shifts_positions) {
-          return Stop(context_, table_,
-                      ShiftDescription(c) +
-                          ", and positions can no longer be matched because binlog_row_metadata is not FULL");
-        }
-      }
-    }
+    const SchemaPolicy& policy = context_.policy;
     for (const schema::SchemaChange& c : changes) {
-      if (std::string what = UnsupportedDescription(c); !what.empty()) return Stop(context_, table_, what);
+      if (context_.ordinal_mode && c.shifts_positions &&
+          policy.position_shift == SchemaPolicy::PositionShift::kFail) {
+        return Stop(context_, table_,
+                    ShiftDescription(c) +
+                        ", and positions can no longer be matched because binlog_row_metadata is not FULL "
+                        "(position_shift=fail)");
+      }
+      switch (c.kind) {
+        case Kind::kColumnRenamed:
+          if (policy.rename_column == SchemaPolicy::RenameColumn::kFail) {
+            return Stop(context_, table_,
+                        fmt::format("renames column {} to {} (rename_column=fail)",
+                                    Backquote(c.old_column_name), Backquote(c.column.name)));
+          }
+          break;
+        case Kind::kTableTruncated:
+          if (policy.truncate == SchemaPolicy::Truncate::kFail)
+            return Stop(context_, table_, "truncates the table (truncate=fail)");
+          break;
+        case Kind::kTableCreated:
+          if (policy.create_table == SchemaPolicy::CreateTable::kFail)
+            return Stop(context_, table_, "creates a table that matches --tables (create_table=fail)");
+          break;
+        case Kind::kTableDropped:
+          if (policy.drop_table == SchemaPolicy::DropTable::kFail && !context_.migration_leftover)
+            return Stop(context_, table_, "drops the table (drop_table=fail)");
+          break;
+        case Kind::kColumnDropped:
+          if (policy.drop_column == SchemaPolicy::DropColumn::kFail) {
+            return Stop(context_, table_,
+                        fmt::format("drops column {} (drop_column=fail)", Backquote(c.column.name)));
+          }
+          break;
+        case Kind::kTableRenamed:
+        case Kind::kTableReplaced:
+          return Error(ErrorKind::kInternal,
+                       "table " + table_ + ": table renames are applied by the pipe, not planned per table");
+        default: break;
+      }
     }
     bool created = std::any_of(changes.begin(), changes.end(),
                                [](const schema::SchemaChange& c) { return c.kind == Kind::kTableCreated; });
-    if (!created && after_source_ != nullptr && !before_.source.columns.empty()) {
+    bool dropped = std::any_of(changes.begin(), changes.end(),
+                               [](const schema::SchemaChange& c) { return c.kind == Kind::kTableDropped; });
+    if (!created && !dropped && after_source_ != nullptr && !before_.source.columns.empty()) {
+      // Keys compare by ClickHouse column: a key column renamed by this statement is the same column.
+      auto stored = [&](const std::string& name) {
+        for (const schema::SchemaChange& c : changes) {
+          if (c.kind == Kind::kColumnRenamed && schema::EqualsIgnoreCase(c.column.name, name))
+            return before_.ClickHouseName(c.old_column_name);
+        }
+        return before_.ClickHouseName(name);
+      };
       clickhouse::SortingKey old_key = clickhouse::ChooseSortingKey(before_.source);
+      for (std::string& column : old_key.columns) column = before_.ClickHouseName(column);
       clickhouse::SortingKey new_key = clickhouse::ChooseSortingKey(*after_source_);
+      for (std::string& column : new_key.columns) column = stored(column);
       // A keyless table keeps the sorting key it was created with (its columns then): columns added
       // later stay out of it, and the rows and tombstones written after them still match the old
       // rows by the key columns, which all remain.
@@ -175,17 +201,21 @@ class Planner {
                         std::all_of(old_key.columns.begin(), old_key.columns.end(),
                                     [&](const std::string& c) { return Contains(new_key.columns, c); });
       if (!SameKey(old_key, new_key) && !only_added) {
-        return Stop(context_, table_,
-                    fmt::format("changes the ClickHouse sorting key from {} to {}{}, which chsync does not "
-                                "propagate yet",
-                                KeyText(old_key), KeyText(new_key),
-                                old_key.full_row || new_key.full_row
-                                    ? " (a table without a primary key or NOT NULL unique key is sorted by "
-                                      "every column)"
-                                    : ""));
+        std::string what = fmt::format(
+            "changes the ClickHouse sorting key from {} to {}{}", KeyText(old_key), KeyText(new_key),
+            old_key.full_row || new_key.full_row
+                ? " (a table without a primary key or NOT NULL unique key is sorted by every column)"
+                : "");
+        if (policy.key_change == SchemaPolicy::KeyChange::kFail)
+          return Stop(context_, table_, what + " (key_change=fail)");
+        return RebuildPlan(what);
       }
     }
-    for (const schema::SchemaChange& c : changes) CHSYNC_RETURN_IF_ERROR(PlanChange(c));
+    for (const schema::SchemaChange& c : changes) {
+      CHSYNC_RETURN_IF_ERROR(PlanChange(c));
+      if (plan_.rebuild) break;
+    }
+    if (plan_.rebuild) return RebuildPlan(plan_.rebuild_reason);
     return std::move(plan_);
   }
 
@@ -194,17 +224,69 @@ class Planner {
     return clickhouse::QualifiedName(context_.target.database, name);
   }
 
+  std::string AlterTable() const {
+    return "ALTER TABLE " +
+           Destination(before_.source.name.empty() ? plan_.after.source.name : before_.source.name) +
+           OnCluster(context_.target);
+  }
+
   void Add(std::string sql, std::string skip_if_column_exists = "") {
     plan_.statements.push_back(std::move(sql));
     plan_.skip_if_column_exists.push_back(std::move(skip_if_column_exists));
   }
 
-  /// " DEFAULT expr" for a MODIFY COLUMN of `column` (as the tracker knew it before the statement):
-  /// the default the ClickHouse column has, which ClickHouse 18.16 would otherwise drop.
+  /// ALTER TABLE … DROP COLUMN `name` (an alias or a column), safe to run again.
+  void AddDropColumn(const std::string& name) {
+    // IF EXISTS for columns came with IF NOT EXISTS (19.4); before it the pipe checks system.columns.
+    const bool if_exists = context_.caps.add_column_if_not_exists;
+    Add(AlterTable() + " DROP COLUMN " + (if_exists ? "IF EXISTS " : "") + clickhouse::QuoteIdentifier(name));
+    plan_.skip_if_column_missing.resize(plan_.statements.size());
+    if (!if_exists) plan_.skip_if_column_missing.back() = name;
+  }
+
+  /// Replaces whatever was planned by a rebuild of the table under its new schema.
+  Result<TablePlan> RebuildPlan(const std::string& what) {
+    if (after_source_ == nullptr) {
+      return Error(ErrorKind::kInternal, "table " + table_ + ": a rebuild without the table's new schema");
+    }
+    TablePlan plan;
+    plan.rebuild = true;
+    plan.rebuild_reason = what;
+    plan.after = NewDestination(*after_source_, context_.caps);
+    plan.log_lines = std::move(plan_.log_lines);
+    plan.log_lines.push_back(fmt::format(
+        "the statement {}: the rows in ClickHouse cannot be brought to the new schema by ALTERs, so {} is "
+        "rebuilt "
+        "online (copied again into a new table while the binlog keeps streaming into it, swapped in when the "
+        "copy is done)",
+        what, table_));
+    return plan;
+  }
+
+  /// Marks the plan as a rebuild (the caller stops planning).
+  Status Rebuild(std::string what) {
+    plan_.rebuild = true;
+    plan_.rebuild_reason = std::move(what);
+    return Status::Ok();
+  }
+
+  /// `column` under its ClickHouse name (as tracked before the statement).
+  schema::Column InClickHouse(const schema::Column& column) const {
+    schema::Column out = column;
+    out.name = plan_.after.ClickHouseName(column.name);
+    return out;
+  }
+
+  bool IsKeyColumn(std::string_view source_name) const {
+    return Contains(clickhouse::ChooseSortingKey(before_.source).columns, source_name);
+  }
+
+  /// " DEFAULT expr" for a MODIFY COLUMN of `column` (ClickHouse name; as the tracker knew it before
+  /// the statement): the default the ClickHouse column has, which ClickHouse 18.16 would otherwise drop.
   std::string RestatedDefault(const schema::Column& column) const {
-    auto recorded = before_.clickhouse_defaults.find(column.name);
+    auto recorded = plan_.after.clickhouse_defaults.find(column.name);
     std::string expression;
-    if (recorded != before_.clickhouse_defaults.end()) {
+    if (recorded != plan_.after.clickhouse_defaults.end()) {
       expression = recorded->second;
     } else if (auto mapped = clickhouse::MapColumn(column, context_.caps); mapped.ok()) {
       expression = clickhouse::DefaultExpression(column, *mapped).value_or("");
@@ -218,11 +300,25 @@ class Planner {
       case Kind::kTableDropped:
         plan_.dropped = true;
         plan_.after.source = before_.source;
-        plan_.log_lines.push_back(
-            fmt::format("DROP TABLE {}: not propagated; {} stays in ClickHouse with the rows it has", table_,
-                        Destination(c.table.name)));
+        if (context_.policy.drop_table == SchemaPolicy::DropTable::kDrop || context_.migration_leftover) {
+          Add(clickhouse::DropTable(c.table.name, context_.target));
+          plan_.log_lines.push_back(fmt::format(
+              "DROP TABLE {}: {} dropped in ClickHouse too ({})", table_, Destination(c.table.name),
+              context_.migration_leftover ? "a table an online schema migration left behind"
+                                          : "drop_table=drop"));
+        } else {
+          plan_.log_lines.push_back(
+              fmt::format("DROP TABLE {}: not propagated; {} stays in ClickHouse with the rows it has",
+                          table_, Destination(c.table.name)));
+        }
         return Status::Ok();
       case Kind::kTableTruncated:
+        if (context_.policy.truncate == SchemaPolicy::Truncate::kIgnore) {
+          plan_.log_lines.push_back(
+              fmt::format("TRUNCATE TABLE {}: not propagated (truncate=ignore); {} keeps its rows", table_,
+                          Destination(c.table.name)));
+          return Status::Ok();
+        }
         Add(clickhouse::TruncateTable(c.table.name, context_.target));
         plan_.log_lines.push_back(
             fmt::format("TRUNCATE TABLE {}: propagated, {} emptied", table_, Destination(c.table.name)));
@@ -230,6 +326,7 @@ class Planner {
       case Kind::kColumnAdded: return PlanAdded(c);
       case Kind::kColumnDropped: return PlanDropped(c);
       case Kind::kColumnModified: return PlanModified(c);
+      case Kind::kColumnRenamed: return PlanRenamed(c);
       case Kind::kColumnMoved:
         plan_.log_lines.push_back(
             fmt::format("column {} moved to position {}: nothing to do in ClickHouse "
@@ -252,10 +349,10 @@ class Planner {
         plan_.log_lines.push_back(
             fmt::format("table options of {} changed ({}): nothing to do in ClickHouse", table_, c.note));
         return Status::Ok();
+      case Kind::kPartitionDataChanged:
+        return Rebuild(fmt::format("removes or swaps rows by partition ({})", c.note));
       case Kind::kTableRenamed:
-      case Kind::kTableReplaced:
-      case Kind::kColumnRenamed:
-      case Kind::kPartitionDataChanged: break;  // stopped in Run
+      case Kind::kTableReplaced: break;  // refused in Run
     }
     return Stop(
         context_, table_,
@@ -268,13 +365,10 @@ class Planner {
       return Error(ErrorKind::kInternal,
                    "table " + table_ + ": kTableCreated without the new table's schema");
     }
-    if (!before_.source.columns.empty()) {
-      return Stop(
-          context_, table_,
-          fmt::format("creates a table whose name an earlier, dropped table still holds in ClickHouse "
-                      "({} is kept with its rows); re-creating a dropped table is not supported yet: "
-                      "drop or rename {} in ClickHouse first",
-                      Destination(schema->name), Destination(schema->name)));
+    if (context_.policy.create_table == SchemaPolicy::CreateTable::kIgnore) {
+      plan_.ignored = true;
+      plan_.log_lines.push_back(fmt::format("CREATE TABLE {}: not replicated (create_table=ignore)", table_));
+      return Status::Ok();
     }
     auto statements = PlanCreateTable(*schema, context_);
     if (!statements.ok())
@@ -305,12 +399,11 @@ class Planner {
                         Backquote(column.name)));
       }
     }
-    if (Contains(before_.kept_columns, column.name)) {
-      return Stop(
-          context_, table_,
-          fmt::format("adds column {}, which was dropped earlier and is kept in ClickHouse; re-adding a "
-                      "dropped column is not supported yet",
-                      Backquote(column.name)));
+    if (Contains(in_clickhouse_, column.name)) {
+      // A kept (dropped) column, an ALIAS or a renamed column's old name holds it in ClickHouse.
+      return Rebuild(fmt::format(
+          "adds column {}, a name the ClickHouse table still uses for {}", Backquote(column.name),
+          Contains(plan_.after.kept_columns, column.name) ? "a dropped column it keeps" : "another column"));
     }
     auto mapped = clickhouse::MapColumn(column, context_.caps);
     if (!mapped.ok()) {
@@ -319,16 +412,16 @@ class Planner {
                               mapped.error().message()));
     }
     DefaultChoice def = ChooseDefault(c, *mapped);
-    std::string sql =
-        "ALTER TABLE " + Destination(c.table.name) + OnCluster(context_.target) + " ADD COLUMN ";
+    std::string sql = AlterTable() + " ADD COLUMN ";
     if (context_.caps.add_column_if_not_exists) sql += "IF NOT EXISTS ";
     sql += clickhouse::QuoteIdentifier(column.name) + " " + mapped->type;
     if (def.expression) sql += " DEFAULT " + *def.expression;
     // Position does not matter (inserts name their columns); AFTER only names a column that
     // exists in ClickHouse by the time this statement runs.
     if (!c.after_column.empty()) {
-      if (context_.caps.add_column_after && Contains(in_clickhouse_, c.after_column)) {
-        sql += " AFTER " + clickhouse::QuoteIdentifier(c.after_column);
+      std::string after = plan_.after.ClickHouseName(c.after_column);
+      if (context_.caps.add_column_after && Contains(in_clickhouse_, after)) {
+        sql += " AFTER " + clickhouse::QuoteIdentifier(after);
       }
     } else if (context_.caps.add_column_first) {
       sql += " FIRST";
@@ -359,14 +452,108 @@ class Planner {
     return Status::Ok();
   }
 
+  /// Drops the ALIAS column chsync added under `name`, if any.
+  void DropAlias(const std::string& name) {
+    auto it = std::find_if(plan_.after.aliases.begin(), plan_.after.aliases.end(),
+                           [&](const std::string& a) { return schema::EqualsIgnoreCase(a, name); });
+    if (it == plan_.after.aliases.end()) return;
+    AddDropColumn(*it);
+    std::erase_if(in_clickhouse_, [&](const std::string& n) { return schema::EqualsIgnoreCase(n, *it); });
+    plan_.after.aliases.erase(it);
+  }
+
+  /// Forgets the ClickHouse name recorded for source column `name`.
+  void EraseName(const std::string& name) {
+    std::erase_if(plan_.after.clickhouse_names,
+                  [&](const auto& entry) { return schema::EqualsIgnoreCase(entry.first, name); });
+  }
+
+  Status PlanRenamed(const schema::SchemaChange& c) {
+    const std::string& from = c.old_column_name;
+    const std::string& to = c.column.name;
+    const std::string stored = plan_.after.ClickHouseName(from);  // the ClickHouse column holding the data
+    std::string head = fmt::format("RENAME COLUMN {} TO {}", Backquote(from), Backquote(to));
+    EraseName(from);
+    if (schema::EqualsIgnoreCase(stored, to)) {
+      // Renamed back to the name ClickHouse kept.
+      DropAlias(from);
+      plan_.log_lines.push_back(
+          fmt::format("{}: the ClickHouse column {} has that name already", head, Backquote(stored)));
+      return Status::Ok();
+    }
+    if (Contains(in_clickhouse_, to)) {
+      return Rebuild(
+          fmt::format("renames column {} to {}, a name the ClickHouse table still uses for another "
+                      "column",
+                      Backquote(from), Backquote(to)));
+    }
+    if (context_.policy.rename_column == SchemaPolicy::RenameColumn::kIgnore) {
+      plan_.after.clickhouse_names[to] = stored;
+      plan_.log_lines.push_back(fmt::format(
+          "{}: not propagated (rename_column=ignore); rows keep going to the ClickHouse column {}", head,
+          Backquote(stored)));
+      return Status::Ok();
+    }
+    const bool key = IsKeyColumn(from);
+    if (context_.caps.rename_column && !key && schema::EqualsIgnoreCase(stored, from)) {
+      Add(AlterTable() + " RENAME COLUMN IF EXISTS " + clickhouse::QuoteIdentifier(stored) + " TO " +
+          clickhouse::QuoteIdentifier(to));
+      std::erase_if(in_clickhouse_,
+                    [&](const std::string& n) { return schema::EqualsIgnoreCase(n, stored); });
+      in_clickhouse_.push_back(to);
+      if (auto d = plan_.after.clickhouse_defaults.find(stored); d != plan_.after.clickhouse_defaults.end()) {
+        std::string expression = d->second;
+        plan_.after.clickhouse_defaults.erase(d);
+        plan_.after.clickhouse_defaults[to] = expression;
+      }
+      plan_.log_lines.push_back(fmt::format("{}: ClickHouse column renamed, its data kept", head));
+      return Status::Ok();
+    }
+    // ClickHouse keeps the column under its name; an ALIAS column gives it the new one.
+    DropAlias(from);
+    plan_.after.clickhouse_names[to] = stored;
+    // Newer ClickHouse wants the ALIAS column's type; 18.16 takes it too.
+    auto mapped = clickhouse::MapColumn(c.column, context_.caps);
+    std::string type = mapped.ok() ? " " + mapped->type : "";
+    Add(AlterTable() + " ADD COLUMN " + (context_.caps.add_column_if_not_exists ? "IF NOT EXISTS " : "") +
+            clickhouse::QuoteIdentifier(to) + type + " ALIAS " + clickhouse::QuoteIdentifier(stored),
+        context_.caps.add_column_if_not_exists ? "" : to);
+    plan_.after.aliases.push_back(to);
+    in_clickhouse_.push_back(to);
+    plan_.log_lines.push_back(fmt::format(
+        "{}: {}; the data stays in the ClickHouse column {} and an ALIAS column {} reads it", head,
+        key ? "ClickHouse cannot rename a sorting-key column"
+            : "this ClickHouse has no ALTER TABLE … RENAME COLUMN (20.4 and later have it)",
+        Backquote(stored), Backquote(to)));
+    return Status::Ok();
+  }
+
   Status PlanDropped(const schema::SchemaChange& c) {
-    const schema::Column& column = c.column;
+    const schema::Column column = InClickHouse(c.column);
     std::string name = Backquote(column.name);
+    EraseName(c.column.name);
+    if (context_.policy.drop_column == SchemaPolicy::DropColumn::kPropagate) {
+      for (const std::string& alias : std::vector<std::string>(plan_.after.aliases)) {
+        // An ALIAS reading the column would keep ClickHouse from dropping it.
+        if (!plan_.after.source.columns.empty() &&
+            std::none_of(plan_.after.clickhouse_names.begin(), plan_.after.clickhouse_names.end(),
+                         [&](const auto& e) { return schema::EqualsIgnoreCase(e.first, alias); })) {
+          DropAlias(alias);
+        }
+      }
+      AddDropColumn(column.name);
+      std::erase_if(in_clickhouse_,
+                    [&](const std::string& n) { return schema::EqualsIgnoreCase(n, column.name); });
+      plan_.after.clickhouse_defaults.erase(column.name);
+      plan_.log_lines.push_back(fmt::format(
+          "DROP COLUMN {}: dropped in ClickHouse too (drop_column=propagate)", Backquote(c.column.name)));
+      return Status::Ok();
+    }
     if (!Contains(plan_.after.kept_columns, column.name)) plan_.after.kept_columns.push_back(column.name);
     if (column.nullable) {
       plan_.log_lines.push_back(fmt::format(
           "DROP COLUMN {}: not propagated; {} stays in ClickHouse and is NULL in rows replicated from now on",
-          name, name));
+          Backquote(c.column.name), name));
       return Status::Ok();
     }
     schema::Column nullable = column;
@@ -377,7 +564,7 @@ class Planner {
                   fmt::format("drops column {}, which chsync cannot make Nullable in ClickHouse: {}", name,
                               mapped.error().message()));
     }
-    auto sql = clickhouse::ModifyColumn(c.table.name, nullable, context_.caps, context_.target);
+    auto sql = clickhouse::ModifyColumn(before_.source.name, nullable, context_.caps, context_.target);
     if (!sql.ok()) {
       return Stop(context_, table_,
                   fmt::format("drops NOT NULL column {}, which must become Nullable in ClickHouse: {}", name,
@@ -387,71 +574,54 @@ class Planner {
     plan_.log_lines.push_back(
         fmt::format("DROP COLUMN {}: not propagated; {} stays in ClickHouse, made {} so that rows replicated "
                     "from now on hold NULL",
-                    name, name, mapped->type));
+                    Backquote(c.column.name), name, mapped->type));
     return Status::Ok();
   }
 
   Status PlanModified(const schema::SchemaChange& c) {
     if (!c.old_column)
       return Error(ErrorKind::kInternal, "table " + table_ + ": kColumnModified without old_column");
-    const schema::Column& old = *c.old_column;
-    const schema::Column& now = c.column;
-    std::string name = Backquote(now.name);
-    auto old_mapped = clickhouse::MapColumn(old, context_.caps);
-    auto new_mapped = clickhouse::MapColumn(now, context_.caps);
-    if (!old_mapped.ok() || !new_mapped.ok()) {
-      return Stop(
-          context_, table_,
-          fmt::format("changes column {} to {}, which has no ClickHouse type: {}", name, now.TypeText(),
-                      (!new_mapped.ok() ? new_mapped : old_mapped).error().message()));
+    const schema::Column old = InClickHouse(*c.old_column);
+    schema::Column now = c.column;
+    now.name = old.name;
+    std::string name = Backquote(c.column.name);
+    const std::string change_text = fmt::format(
+        "MODIFY COLUMN {} {}{} => {}{}", name, c.old_column->TypeText(),
+        c.old_column->nullable ? "" : " NOT NULL", c.column.TypeText(), c.column.nullable ? "" : " NOT NULL");
+    TypeChangeVerdict verdict =
+        ClassifyTypeChange(*c.old_column, c.column, context_.strict_mode, context_.caps);
+    if (verdict.kind == TypeChangeVerdict::Kind::kUnchanged &&
+        c.old_column->TypeText() == c.column.TypeText() && c.old_column->nullable == c.column.nullable) {
+      return Status::Ok();  // a MODIFY that only moved the column (kColumnMoved says so) or changed nothing
     }
-    const std::string change_text =
-        fmt::format("MODIFY COLUMN {} {}{} => {}{}", name, old.TypeText(), old.nullable ? "" : " NOT NULL",
-                    now.TypeText(), now.nullable ? "" : " NOT NULL");
-    if (old_mapped->type == new_mapped->type) {
-      plan_.log_lines.push_back(
-          fmt::format("{}: ClickHouse type {} unchanged, nothing to do{}", change_text, new_mapped->type,
-                      old.default_value == now.default_value ? "" : " (default changes are not propagated)"));
+    if (verdict.kind == TypeChangeVerdict::Kind::kUnchanged) {
+      plan_.log_lines.push_back(fmt::format(
+          "{}: nothing to do in ClickHouse ({}){}", change_text, verdict.reason,
+          c.old_column->default_value == c.column.default_value ? ""
+                                                                : " (default changes are not propagated)"));
       return Status::Ok();
     }
-    if (old.nullable && !now.nullable) {
-      return Stop(context_, table_,
-                  fmt::format("makes column {} NOT NULL ({} => {} in ClickHouse), which chsync does not "
-                              "propagate yet",
-                              name, old_mapped->type, new_mapped->type));
+    auto rebuild_or_stop = [&](const std::string& why) -> Status {
+      std::string what = fmt::format("changes column {} from {} to {} ({})", name, c.old_column->TypeText(),
+                                     c.column.TypeText(), why);
+      if (context_.policy.type_change == SchemaPolicy::TypeChange::kFail)
+        return Stop(context_, table_, what + " (type_change=fail)");
+      return Rebuild(what);
+    };
+    if (verdict.kind == TypeChangeVerdict::Kind::kRebuild) return rebuild_or_stop(verdict.reason);
+    if (IsKeyColumn(c.column.name)) {
+      return rebuild_or_stop("a sorting-key column, whose type ClickHouse cannot change in place");
     }
-    // What the ClickHouse column would be if only the nullability changed.
-    schema::Column relaxed = old;
-    relaxed.nullable = now.nullable;
-    auto relaxed_mapped = clickhouse::MapColumn(relaxed, context_.caps);
-    const bool only_nullable = relaxed_mapped.ok() && relaxed_mapped->type == new_mapped->type;
-    const bool enum_appended =
-        old.type == schema::ColumnType::kEnum && now.type == schema::ColumnType::kEnum &&
-        now.enum_values.size() > old.enum_values.size() &&
-        std::equal(old.enum_values.begin(), old.enum_values.end(), now.enum_values.begin());
-    if (!only_nullable && !enum_appended) {
-      return Stop(context_, table_,
-                  fmt::format("changes the type of column {} from {} to {} ({} => {} in ClickHouse), which "
-                              "chsync does not propagate yet",
-                              name, old.TypeText(), now.TypeText(), old_mapped->type, new_mapped->type));
+    if (context_.policy.type_change == SchemaPolicy::TypeChange::kFail) {
+      return Stop(context_, table_, change_text + " (type_change=fail)");
     }
-    if (Contains(clickhouse::ChooseSortingKey(before_.source).columns, now.name)) {
-      return Stop(context_, table_,
-                  fmt::format("changes column {} ({} => {} in ClickHouse), which is part of the ClickHouse "
-                              "sorting key; changing a key column is not supported yet",
-                              name, old_mapped->type, new_mapped->type));
-    }
-    auto sql = clickhouse::ModifyColumn(c.table.name, now, context_.caps, context_.target);
-    if (!sql.ok()) {
-      return Stop(context_, table_,
-                  fmt::format("changes column {} to {}: {}", name, new_mapped->type, sql.error().message()));
-    }
+    auto new_mapped = clickhouse::MapColumn(now, context_.caps);
+    auto sql = clickhouse::ModifyColumn(before_.source.name, now, context_.caps, context_.target);
+    if (!new_mapped.ok() || !sql.ok())
+      return rebuild_or_stop((!sql.ok() ? sql : Result<std::string>(new_mapped.error())).error().message());
     Add(*sql + RestatedDefault(old));
-    plan_.log_lines.push_back(fmt::format(
-        "{}: ClickHouse column changed from {} to {} ({})", change_text, old_mapped->type, new_mapped->type,
-        enum_appended ? "ENUM labels appended at the end, existing values keep "
-                        "their numbers"
-                      : "now Nullable"));
+    plan_.log_lines.push_back(fmt::format("{}: ClickHouse column changed to {} ({})", change_text,
+                                          new_mapped->type, verdict.reason));
     return Status::Ok();
   }
 
@@ -459,7 +629,8 @@ class Planner {
   const schema::TableSchema* after_source_;
   const PolicyContext& context_;
   std::string table_;
-  /// Columns the ClickHouse table has at this point of the plan (source names, kept, added).
+  /// Columns the ClickHouse table has at this point of the plan (ClickHouse names: source, kept,
+  /// aliases, added).
   std::vector<std::string> in_clickhouse_;
   TablePlan plan_;
 };
@@ -489,8 +660,16 @@ Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& tabl
   return statements;
 }
 
+std::string DestinationTable::ClickHouseName(const std::string& name) const {
+  for (const auto& [source, destination] : clickhouse_names) {
+    if (schema::EqualsIgnoreCase(source, name)) return destination;
+  }
+  return name;
+}
+
 DestinationTable NewDestination(const schema::TableSchema& table, const clickhouse::Capabilities& caps) {
-  DestinationTable out{table, {}, {}};
+  DestinationTable out;
+  out.source = table;
   for (const schema::Column& column : table.columns) {
     auto mapped = clickhouse::MapColumn(column, caps);
     out.clickhouse_defaults[column.name] =
@@ -501,6 +680,7 @@ DestinationTable NewDestination(const schema::TableSchema& table, const clickhou
 
 schema::TableSchema WriterSchema(const DestinationTable& table) {
   schema::TableSchema out = table.source;
+  for (schema::Column& column : out.columns) column.name = table.ClickHouseName(column.name);
   for (const std::string& name : table.kept_columns) {
     schema::Column placeholder;
     placeholder.name = name;

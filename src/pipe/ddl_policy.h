@@ -7,6 +7,7 @@
 #include "clickhouse/capabilities.h"
 #include "clickhouse/ddl.h"
 #include "common/result.h"
+#include "pipe/schema_policy.h"
 #include "schema/table_schema.h"
 #include "schema/tracker.h"
 
@@ -25,6 +26,15 @@ struct DestinationTable {
   /// plans (CREATE TABLE, ADD COLUMN) and by NewDestination; for a column missing here, the default
   /// CreateTable gives the tracked source column is assumed.
   std::map<std::string, std::string> clickhouse_defaults;
+  /// Source column → ClickHouse column, for source columns whose ClickHouse column has another
+  /// name (renamed at the source while ClickHouse kept the old name: no RENAME COLUMN before 20.4,
+  /// a sorting-key column, or rename_column=ignore). Keys are source names as tracked.
+  std::map<std::string, std::string> clickhouse_names;
+  /// ALIAS columns chsync added under a renamed column's new name (ClickHouse names).
+  std::vector<std::string> aliases;
+
+  /// The ClickHouse name of source column `name`.
+  std::string ClickHouseName(const std::string& name) const;
 
   bool operator==(const DestinationTable&) const = default;
 };
@@ -38,6 +48,14 @@ struct PolicyContext {
   std::string statement;
   clickhouse::Capabilities caps;
   clickhouse::DdlTarget target;
+  /// The policies in force for the table.
+  SchemaPolicy policy;
+  /// The statement ran with STRICT_TRANS_TABLES or STRICT_ALL_TABLES (the source then refuses an
+  /// ALTER that would truncate or clamp a value).
+  bool strict_mode = true;
+  /// The table is one an online schema migration tool left behind (gh-ost `_t_del`, `_t_ghc`,
+  /// pt-online-schema-change `_t_old`, …): a DROP of it is propagated whatever drop_table says.
+  bool migration_leftover = false;
 };
 
 /// What to do in ClickHouse about one statement's changes to one replicated table.
@@ -50,6 +68,9 @@ struct TablePlan {
   /// statement already ran, so the pipe skips it when replaying; empty when the statement is safe
   /// to run again as it is. Set for ADD COLUMN on servers without ADD COLUMN IF NOT EXISTS (< 19.4).
   std::vector<std::string> skip_if_column_exists;
+  /// Same for DROP COLUMN on servers without DROP COLUMN IF EXISTS: the column whose absence means
+  /// the statement already ran (entries may be missing at the end: empty).
+  std::vector<std::string> skip_if_column_missing;
   /// One line per change for the log and the schema-change history: what was done, what was
   /// omitted and why (e.g. "ADD COLUMN `c` DEFAULT now(): default omitted (function call, not a
   /// portable literal); column added").
@@ -58,8 +79,16 @@ struct TablePlan {
   DestinationTable after;
   /// kTableCreated: the table is new (statements hold its CREATE TABLE).
   bool created = false;
-  /// kTableDropped: the source table is gone; the destination is kept (statements empty).
+  /// kTableDropped: the source table is gone; the destination is kept (statements empty) unless
+  /// the statements drop it.
   bool dropped = false;
+  /// kTableCreated with create_table=ignore: the table is not replicated.
+  bool ignored = false;
+  /// The rows in ClickHouse can no longer be brought to the source's state by ALTERs (the sorting
+  /// key changed, values were rewritten by the statement, …): the table must be copied again into
+  /// a new ClickHouse table with `after`'s layout (statements empty). rebuild_reason says why.
+  bool rebuild = false;
+  std::string rebuild_reason;
 };
 
 /// Plans the ClickHouse side of `changes` (all of them about the table `before` describes, from
@@ -70,9 +99,10 @@ struct TablePlan {
 ///   - DROP COLUMN: not propagated; the column stays in ClickHouse, made Nullable first when it was
 ///     not, and later rows carry NULL (it moves to kept_columns).
 ///   - SET/DROP DEFAULT, MODIFY that changes only the default: not propagated, logged.
-///   - Ordinal mode: a change with shifts_positions stops the pipe.
-///   - Anything not handled yet (rename, a type change that does not fit, a key change, …) stops the
-///     pipe rather than corrupting data.
+///   - RENAME/CHANGE column, type changes, TRUNCATE, CREATE/DROP TABLE, DROP COLUMN, position
+///     shifts in ordinal mode and sorting-key changes follow `context.policy` (schema_policy.h);
+///     where the rows in ClickHouse cannot be fixed by ALTERs the plan asks for a rebuild.
+///   - Table renames are not planned here (the pipe renames ClickHouse tables itself).
 /// `after_source` is the tracked schema after the statement (nullptr when the table was dropped).
 /// Stopping is an error (kUnsupported) whose message names the table, quotes the statement and
 /// its position, and says what to do (`chsync resync --table db.t`).
@@ -88,8 +118,9 @@ Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& tabl
 /// snapshot): the source schema, no kept columns, and the defaults CreateTable gave the columns.
 DestinationTable NewDestination(const schema::TableSchema& table, const clickhouse::Capabilities& caps);
 
-/// The destination layout TableWriter should use for `table`: the source columns followed by the
-/// kept columns (as Nullable String placeholders: the writer only ever writes NULL into them).
+/// The destination layout TableWriter should use for `table`: the source columns (under their
+/// ClickHouse names) followed by the kept columns (as Nullable String placeholders: the writer only ever
+/// writes NULL into them).
 schema::TableSchema WriterSchema(const DestinationTable& table);
 
 }  // namespace chsync::pipe

@@ -70,7 +70,17 @@ class Source {
     return plan.error().message();
   }
 
+  /// Runs `sql`, which must ask for an online rebuild; returns the plan.
+  TablePlan Rebuilds(const std::string& sql) {
+    TablePlan plan = Ok(sql);
+    EXPECT_TRUE(plan.rebuild) << sql << " planned: " << Joined(plan.statements) << Joined(plan.log_lines);
+    EXPECT_TRUE(plan.statements.empty()) << Joined(plan.statements);
+    EXPECT_NE(Joined(plan.log_lines).find("is rebuilt online"), std::string::npos) << Joined(plan.log_lines);
+    return plan;
+  }
+
   const DestinationTable& dest() const { return dest_; }
+  SchemaPolicy& policy() { return context_.policy; }
 
  private:
   schema::Tracker tracker_;
@@ -289,13 +299,16 @@ TEST(DdlPolicyTest, ModifyRestatesTheClickHouseDefault) {
   }
 }
 
-TEST(DdlPolicyTest, ReaddingAKeptColumnStops) {
+TEST(DdlPolicyTest, ReaddingAKeptColumnRebuilds) {
   Source s(kNew);
-  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10))");
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10)) DEFAULT CHARSET=utf8mb4");
   s.Ok("ALTER TABLE t DROP COLUMN b");
-  std::string message = s.Stops("ALTER TABLE t ADD COLUMN b INT");
-  ExpectResyncMessage(message, "ALTER TABLE t ADD COLUMN b INT");
-  EXPECT_NE(message.find("dropped earlier and is kept in ClickHouse"), std::string::npos) << message;
+  TablePlan plan = s.Rebuilds("ALTER TABLE t ADD COLUMN b INT");
+  EXPECT_NE(plan.rebuild_reason.find("a dropped column it keeps"), std::string::npos) << plan.rebuild_reason;
+  // The rebuilt table has the source's columns only.
+  EXPECT_TRUE(plan.after.kept_columns.empty());
+  ASSERT_EQ(plan.after.source.columns.size(), 2U);
+  EXPECT_EQ(plan.after.source.columns[1].type, schema::ColumnType::kInt);
 }
 
 TEST(DdlPolicyTest, DefaultChangesAreLoggedNotPropagated) {
@@ -313,24 +326,47 @@ TEST(DdlPolicyTest, DefaultChangesAreLoggedNotPropagated) {
   }
 }
 
-TEST(DdlPolicyTest, OrdinalModeStopsOnEveryPositionShift) {
-  const std::vector<std::string> shifting = {
-      "ALTER TABLE t DROP COLUMN b",
-      "ALTER TABLE t DROP COLUMN c",
-      "ALTER TABLE t ADD COLUMN x INT FIRST",
-      "ALTER TABLE t ADD COLUMN x INT AFTER id",
-      "ALTER TABLE t MODIFY COLUMN c INT FIRST",
-      "ALTER TABLE t MODIFY COLUMN b VARCHAR(10) AFTER c",
-      "ALTER TABLE t CHANGE COLUMN c c INT AFTER id",
-      "ALTER TABLE t CHANGE COLUMN b b VARCHAR(10) FIRST",
-  };
-  for (const std::string& sql : shifting) {
+const std::vector<std::string> kShifting = {
+    "ALTER TABLE t DROP COLUMN b",
+    "ALTER TABLE t DROP COLUMN c",
+    "ALTER TABLE t ADD COLUMN x INT FIRST",
+    "ALTER TABLE t ADD COLUMN x INT AFTER id",
+    "ALTER TABLE t MODIFY COLUMN c INT FIRST",
+    "ALTER TABLE t MODIFY COLUMN b VARCHAR(10) AFTER c",
+    "ALTER TABLE t CHANGE COLUMN c c INT AFTER id",
+    "ALTER TABLE t CHANGE COLUMN b b VARCHAR(10) FIRST",
+};
+
+TEST(DdlPolicyTest, OrdinalModeFollowsEveryPositionShift) {
+  for (const std::string& sql : kShifting) {
     SCOPED_TRACE(sql);
     Source s(kNew, /*ordinal_mode=*/true);
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), c INT) DEFAULT CHARSET=utf8mb4");
+    TablePlan plan = s.Ok(sql);
+    EXPECT_FALSE(plan.rebuild) << Joined(plan.log_lines);
+    // The destination follows the tracked order, by which rows are matched to columns.
+    std::vector<std::string> names;
+    for (const schema::Column& c : s.dest().source.columns) names.push_back(c.name);
+    if (sql.find("DROP COLUMN b") != std::string::npos) {
+      EXPECT_EQ(names, (std::vector<std::string>{"id", "c"}));
+    } else if (sql.find("ADD COLUMN x INT FIRST") != std::string::npos) {
+      EXPECT_EQ(names, (std::vector<std::string>{"x", "id", "b", "c"}));
+    } else if (sql.find("MODIFY COLUMN c INT FIRST") != std::string::npos) {
+      EXPECT_EQ(names, (std::vector<std::string>{"c", "id", "b"}));
+    }
+  }
+}
+
+TEST(DdlPolicyTest, OrdinalModeStopsOnEveryPositionShiftWithPositionShiftFail) {
+  for (const std::string& sql : kShifting) {
+    SCOPED_TRACE(sql);
+    Source s(kNew, /*ordinal_mode=*/true);
+    s.policy().position_shift = SchemaPolicy::PositionShift::kFail;
     s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), c INT)");
     std::string message = s.Stops(sql);
     ExpectResyncMessage(message, sql);
-    EXPECT_NE(message.find("positions can no longer be matched because binlog_row_metadata is not FULL"),
+    EXPECT_NE(message.find("positions can no longer be matched because binlog_row_metadata is not FULL "
+                           "(position_shift=fail)"),
               std::string::npos)
         << message;
   }
@@ -354,21 +390,21 @@ TEST(DdlPolicyTest, NotNullToNullMakesTheColumnNullable) {
     TablePlan plan = s.Ok("ALTER TABLE t MODIFY COLUMN n INT NULL");
     EXPECT_EQ(plan.statements,
               std::vector<std::string>{"ALTER TABLE `shop`.`t` MODIFY COLUMN `n` Nullable(Int32)"});
-    EXPECT_NE(Joined(plan.log_lines).find("from Int32 to Nullable(Int32)"), std::string::npos)
+    EXPECT_NE(Joined(plan.log_lines).find("ClickHouse column changed to Nullable(Int32)"), std::string::npos)
         << Joined(plan.log_lines);
   }
 }
 
 TEST(DdlPolicyTest, SameClickHouseTypeNeedsNothing) {
   Source s(kNew);
-  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), st SET('a','b'))");
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b VARCHAR(10), st SET('a','b')) DEFAULT CHARSET=utf8mb4");
   for (const char* sql : {"ALTER TABLE t MODIFY COLUMN b VARCHAR(200)",
                           "ALTER TABLE t MODIFY COLUMN b TEXT CHARACTER SET latin1",
                           "ALTER TABLE t MODIFY COLUMN st SET('a','b','c')"}) {
     SCOPED_TRACE(sql);
     TablePlan plan = s.Ok(sql);
     EXPECT_TRUE(plan.statements.empty()) << Joined(plan.statements);
-    EXPECT_NE(Joined(plan.log_lines).find("unchanged, nothing to do"), std::string::npos)
+    EXPECT_NE(Joined(plan.log_lines).find("nothing to do in ClickHouse"), std::string::npos)
         << Joined(plan.log_lines);
   }
 }
@@ -380,45 +416,144 @@ TEST(DdlPolicyTest, EnumLabelsAppendedAtTheEnd) {
   EXPECT_EQ(plan.statements,
             std::vector<std::string>{
                 "ALTER TABLE `shop`.`t` MODIFY COLUMN `e` Enum8('' = 0, 'a' = 1, 'b' = 2, 'c' = 3)"});
-  std::string message = s.Stops("ALTER TABLE t MODIFY COLUMN e ENUM('z','a','b','c') NOT NULL");
-  EXPECT_NE(message.find("changes the type of column `e`"), std::string::npos) << message;
+  // A label inserted before others renumbers them: the rows are copied again.
+  TablePlan rebuilt = s.Rebuilds("ALTER TABLE t MODIFY COLUMN e ENUM('z','a','b','c') NOT NULL");
+  EXPECT_NE(rebuilt.rebuild_reason.find("changes column `e`"), std::string::npos) << rebuilt.rebuild_reason;
 }
 
-TEST(DdlPolicyTest, TypeChangesStopUntilWideningIsSupported) {
+TEST(DdlPolicyTest, WideningModifiesTheClickHouseColumn) {
+  for (const auto& caps : {kOld, kNew}) {
+    Source s(caps);
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY, n INT, d DECIMAL(10,2) NOT NULL DEFAULT 1.5)");
+    EXPECT_EQ(s.Ok("ALTER TABLE t MODIFY COLUMN n BIGINT").statements,
+              std::vector<std::string>{"ALTER TABLE `shop`.`t` MODIFY COLUMN `n` Nullable(Int64)"});
+    // The ClickHouse default the column was created with is restated (18.16 drops it on MODIFY).
+    TablePlan plan = s.Ok("ALTER TABLE t MODIFY COLUMN d DECIMAL(12,2) NOT NULL DEFAULT 1.5");
+    ASSERT_EQ(plan.statements.size(), 1U);
+    EXPECT_TRUE(
+        plan.statements[0].starts_with("ALTER TABLE `shop`.`t` MODIFY COLUMN `d` Decimal(12, 2) DEFAULT "))
+        << plan.statements[0];
+  }
+}
+
+TEST(DdlPolicyTest, TypeChangesThatRewriteValuesRebuildOrStop) {
   Source s(kNew);
-  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, n INT, m INT)");
-  std::string sql = "ALTER TABLE t MODIFY COLUMN n BIGINT";
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, ts DATETIME(6), m INT)");
+  s.Rebuilds("ALTER TABLE t MODIFY COLUMN ts DATETIME");
+  s.policy().type_change = SchemaPolicy::TypeChange::kFail;
+  std::string sql = "ALTER TABLE t MODIFY COLUMN m BIGINT";
   std::string message = s.Stops(sql);
   ExpectResyncMessage(message, sql);
-  EXPECT_NE(message.find("Nullable(Int32) => Nullable(Int64)"), std::string::npos) << message;
-  message = s.Stops("ALTER TABLE t MODIFY COLUMN m INT NOT NULL");
-  EXPECT_NE(message.find("makes column `m` NOT NULL"), std::string::npos) << message;
+  EXPECT_NE(message.find("(type_change=fail)"), std::string::npos) << message;
 }
 
-TEST(DdlPolicyTest, RenamesStop) {
+TEST(DdlPolicyTest, KeyColumnTypeChangesRebuild) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT NOT NULL PRIMARY KEY, a INT)");
+  TablePlan plan = s.Rebuilds("ALTER TABLE t MODIFY COLUMN id BIGINT NOT NULL");
+  EXPECT_NE(plan.rebuild_reason.find("sorting-key column"), std::string::npos) << plan.rebuild_reason;
+}
+
+TEST(DdlPolicyTest, RenameColumnWhereClickHouseCan) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL DEFAULT 4)");
+  TablePlan plan = s.Ok("ALTER TABLE t RENAME COLUMN a TO b");
+  EXPECT_EQ(plan.statements,
+            std::vector<std::string>{"ALTER TABLE `shop`.`t` RENAME COLUMN IF EXISTS `a` TO `b`"});
+  EXPECT_TRUE(s.dest().clickhouse_names.empty());
+  EXPECT_EQ(s.dest().clickhouse_defaults.count("b"), 1U);
+  EXPECT_EQ(WriterSchema(s.dest()).columns[1].name, "b");
+  // CHANGE with the same type is a rename too.
+  EXPECT_EQ(s.Ok("ALTER TABLE t CHANGE b c INT NOT NULL DEFAULT 4").statements,
+            std::vector<std::string>{"ALTER TABLE `shop`.`t` RENAME COLUMN IF EXISTS `b` TO `c`"});
+}
+
+TEST(DdlPolicyTest, RenameColumnKeepsTheNameAndAddsAnAliasWhereClickHouseCannot) {
+  Source s(kOld);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT)");
+  TablePlan plan = s.Ok("ALTER TABLE t RENAME COLUMN a TO b");
+  EXPECT_EQ(plan.statements,
+            std::vector<std::string>{"ALTER TABLE `shop`.`t` ADD COLUMN `b` Nullable(Int32) ALIAS `a`"});
+  EXPECT_EQ(plan.skip_if_column_exists, std::vector<std::string>{"b"});
+  EXPECT_EQ(s.dest().ClickHouseName("b"), "a");
+  // Rows still go to `a`.
+  EXPECT_EQ(WriterSchema(s.dest()).columns[1].name, "a");
+  // Renamed again: the old alias goes, a new one comes.
+  // 18.16 has no DROP COLUMN IF EXISTS: the pipe checks system.columns before replaying it.
+  TablePlan again = s.Ok("ALTER TABLE t RENAME COLUMN b TO c");
+  EXPECT_EQ(again.statements,
+            (std::vector<std::string>{"ALTER TABLE `shop`.`t` DROP COLUMN `b`",
+                                      "ALTER TABLE `shop`.`t` ADD COLUMN `c` Nullable(Int32) ALIAS `a`"}));
+  EXPECT_EQ(again.skip_if_column_missing, std::vector<std::string>{"b"});
+  EXPECT_EQ(again.skip_if_column_exists, (std::vector<std::string>{"", "c"}));
+  // Back to its ClickHouse name: just the alias goes.
+  EXPECT_EQ(s.Ok("ALTER TABLE t RENAME COLUMN c TO a").statements,
+            std::vector<std::string>{"ALTER TABLE `shop`.`t` DROP COLUMN `c`"});
+  EXPECT_TRUE(s.dest().clickhouse_names.empty());
+  EXPECT_TRUE(s.dest().aliases.empty());
+  // Later changes to a renamed column use its ClickHouse name.
+  s.Ok("ALTER TABLE t RENAME COLUMN a TO d");
+  EXPECT_EQ(s.Ok("ALTER TABLE t MODIFY COLUMN d BIGINT").statements,
+            std::vector<std::string>{"ALTER TABLE `shop`.`t` MODIFY COLUMN `a` Nullable(Int64)"});
+}
+
+TEST(DdlPolicyTest, RenameOfAKeyColumnKeepsItsClickHouseName) {
   Source s(kNew);
   s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT)");
-  std::string sql = "ALTER TABLE t RENAME COLUMN a TO b";
-  std::string message = s.Stops(sql);
-  ExpectResyncMessage(message, sql);
-  EXPECT_NE(message.find("renames column `a` to `b`, which chsync does not propagate yet"), std::string::npos)
-      << message;
+  TablePlan plan = s.Ok("ALTER TABLE t CHANGE id ident INT NOT NULL");
+  EXPECT_EQ(plan.statements, std::vector<std::string>{
+                                 "ALTER TABLE `shop`.`t` ADD COLUMN IF NOT EXISTS `ident` Int32 ALIAS `id`"});
+  EXPECT_NE(Joined(plan.log_lines).find("cannot rename a sorting-key column"), std::string::npos)
+      << Joined(plan.log_lines);
 }
 
-TEST(DdlPolicyTest, RenameTableStops) {
+TEST(DdlPolicyTest, RenameColumnPolicies) {
+  {
+    Source s(kNew);
+    s.policy().rename_column = SchemaPolicy::RenameColumn::kIgnore;
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT)");
+    TablePlan plan = s.Ok("ALTER TABLE t RENAME COLUMN a TO b");
+    EXPECT_TRUE(plan.statements.empty());
+    EXPECT_EQ(s.dest().ClickHouseName("b"), "a");
+    EXPECT_NE(Joined(plan.log_lines).find("rename_column=ignore"), std::string::npos);
+  }
+  {
+    Source s(kNew);
+    s.policy().rename_column = SchemaPolicy::RenameColumn::kFail;
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT)");
+    std::string sql = "ALTER TABLE t RENAME COLUMN a TO b";
+    std::string message = s.Stops(sql);
+    ExpectResyncMessage(message, sql);
+    EXPECT_NE(message.find("renames column `a` to `b` (rename_column=fail)"), std::string::npos) << message;
+  }
+}
+
+TEST(DdlPolicyTest, TableRenamesAreNotPlannedPerTable) {
   schema::Tracker tracker;
   PolicyContext context{.position = kPosition, .caps = kNew};
   context.target.database = "shop";
   ASSERT_TRUE(tracker.ApplySql("CREATE TABLE t (id INT PRIMARY KEY)", "shop").ok());
-  DestinationTable before{*tracker.Find("shop", "t"), {}};
+  DestinationTable before;
+  before.source = *tracker.Find("shop", "t");
   context.statement = "RENAME TABLE t TO u";
   auto applied = tracker.ApplySql(context.statement, "shop");
   ASSERT_TRUE(applied.ok());
   auto plan = PlanTableChanges(applied->changes, before, tracker.Find("shop", "u"), context);
   ASSERT_FALSE(plan.ok());
-  ExpectResyncMessage(plan.error().message(), "RENAME TABLE t TO u");
-  EXPECT_NE(plan.error().message().find("renames table shop.t to shop.u"), std::string::npos)
-      << plan.error().message();
+  EXPECT_EQ(plan.error().kind(), ErrorKind::kInternal);
+}
+
+TEST(DdlPolicyTest, DropColumnPropagated) {
+  Source s(kOld);
+  s.policy().drop_column = SchemaPolicy::DropColumn::kPropagate;
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT NOT NULL, b INT)");
+  TablePlan plan = s.Ok("ALTER TABLE t DROP COLUMN a");
+  EXPECT_EQ(plan.statements, std::vector<std::string>{"ALTER TABLE `shop`.`t` DROP COLUMN `a`"});
+  EXPECT_EQ(plan.skip_if_column_missing, std::vector<std::string>{"a"});
+  EXPECT_TRUE(s.dest().kept_columns.empty());
+  s.policy().drop_column = SchemaPolicy::DropColumn::kFail;
+  std::string message = s.Stops("ALTER TABLE t DROP COLUMN b");
+  EXPECT_NE(message.find("(drop_column=fail)"), std::string::npos) << message;
 }
 
 TEST(DdlPolicyTest, DropTableKeepsTheDestination) {
@@ -431,15 +566,49 @@ TEST(DdlPolicyTest, DropTableKeepsTheDestination) {
             "DROP TABLE shop.t: not propagated; `shop`.`t` stays in ClickHouse with the rows it has\n");
 }
 
-TEST(DdlPolicyTest, RecreatingADroppedTableStops) {
+TEST(DdlPolicyTest, TablePolicies) {
+  {
+    Source s(kNew);
+    s.policy().drop_table = SchemaPolicy::DropTable::kDrop;
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+    TablePlan plan = s.Ok("DROP TABLE t");
+    EXPECT_TRUE(plan.dropped);
+    EXPECT_EQ(plan.statements, std::vector<std::string>{"DROP TABLE IF EXISTS `shop`.`t`"});
+  }
+  {
+    Source s(kNew);
+    s.policy().truncate = SchemaPolicy::Truncate::kIgnore;
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+    TablePlan plan = s.Ok("TRUNCATE TABLE t");
+    EXPECT_TRUE(plan.statements.empty());
+    EXPECT_NE(Joined(plan.log_lines).find("truncate=ignore"), std::string::npos);
+    s.policy().truncate = SchemaPolicy::Truncate::kFail;
+    EXPECT_NE(s.Stops("TRUNCATE TABLE t").find("(truncate=fail)"), std::string::npos);
+  }
+  {
+    Source s(kNew);
+    s.policy().create_table = SchemaPolicy::CreateTable::kIgnore;
+    TablePlan plan = s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+    EXPECT_TRUE(plan.ignored);
+    EXPECT_TRUE(plan.statements.empty());
+  }
+  {
+    Source s(kNew);
+    s.policy().drop_table = SchemaPolicy::DropTable::kFail;
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+    EXPECT_NE(s.Stops("DROP TABLE t").find("(drop_table=fail)"), std::string::npos);
+  }
+}
+
+TEST(DdlPolicyTest, RecreatingADroppedTableCreatesIt) {
   Source s(kNew);
   s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT)");
   s.Ok("DROP TABLE t");
-  // CREATE TABLE IF NOT EXISTS would silently keep the old ClickHouse table and its columns.
-  std::string sql = "CREATE TABLE t (id BIGINT PRIMARY KEY, b TEXT)";
-  std::string message = s.Stops(sql);
-  ExpectResyncMessage(message, sql);
-  EXPECT_NE(message.find("re-creating a dropped table is not supported yet"), std::string::npos) << message;
+  // The pipe moves the kept ClickHouse table aside first (MakeRoom).
+  TablePlan plan = s.Ok("CREATE TABLE t (id BIGINT PRIMARY KEY, b TEXT)");
+  EXPECT_TRUE(plan.created);
+  ASSERT_EQ(plan.after.source.columns.size(), 2U);
+  EXPECT_EQ(plan.after.source.columns[1].name, "b");
 }
 
 TEST(DdlPolicyTest, TruncateIsPropagated) {
@@ -451,33 +620,36 @@ TEST(DdlPolicyTest, TruncateIsPropagated) {
   }
 }
 
-TEST(DdlPolicyTest, SortingKeyChangesStop) {
+TEST(DdlPolicyTest, SortingKeyChangesRebuildOrStop) {
   Source s(kNew);
   s.Ok("CREATE TABLE t (id INT NOT NULL, b INT NOT NULL, c INT, PRIMARY KEY (id))");
-  std::string sql = "ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (id, b)";
-  std::string message = s.Stops(sql);
-  ExpectResyncMessage(message, sql);
-  EXPECT_NE(message.find("changes the ClickHouse sorting key from (id) to (id, b)"), std::string::npos)
-      << message;
-  // After the resync the key is (id, b); a unique key that does not become the sorting key changes
+  TablePlan rebuilt = s.Rebuilds("ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (id, b)");
+  EXPECT_NE(rebuilt.rebuild_reason.find("changes the ClickHouse sorting key from (id) to (id, b)"),
+            std::string::npos)
+      << rebuilt.rebuild_reason;
+  // After the rebuild the key is (id, b); a unique key that does not become the sorting key changes
   // nothing in ClickHouse.
   TablePlan plan = s.Ok("ALTER TABLE t ADD UNIQUE KEY ub (b)");
   EXPECT_TRUE(plan.statements.empty());
   EXPECT_NE(Joined(plan.log_lines).find("sorting key (id, b) is unchanged"), std::string::npos)
       << Joined(plan.log_lines);
-  message = s.Stops("ALTER TABLE t DROP COLUMN id");
+  s.policy().key_change = SchemaPolicy::KeyChange::kFail;
+  std::string sql = "ALTER TABLE t DROP COLUMN id";
+  std::string message = s.Stops(sql);
+  ExpectResyncMessage(message, sql);
   EXPECT_NE(message.find("changes the ClickHouse sorting key"), std::string::npos) << message;
+  EXPECT_NE(message.find("(key_change=fail)"), std::string::npos) << message;
 }
 
-TEST(DdlPolicyTest, TablesSortedByEveryColumnTakeAddedColumnsButStopOnDrops) {
+TEST(DdlPolicyTest, TablesSortedByEveryColumnTakeAddedColumnsButRebuildOnDrops) {
   Source s(kNew);
   s.Ok("CREATE TABLE t (a INT, b INT)");
   // The ClickHouse key stays (a, b): the added column stays out of it.
   TablePlan added = s.Ok("ALTER TABLE t ADD COLUMN c INT");
   ASSERT_EQ(added.statements.size(), 1u);
   EXPECT_NE(added.statements[0].find("ADD COLUMN"), std::string::npos) << added.statements[0];
-  std::string message = s.Stops("ALTER TABLE t DROP COLUMN a");
-  EXPECT_NE(message.find("sorted by every column"), std::string::npos) << message;
+  TablePlan plan = s.Rebuilds("ALTER TABLE t DROP COLUMN a");
+  EXPECT_NE(plan.rebuild_reason.find("sorted by every column"), std::string::npos) << plan.rebuild_reason;
 }
 
 TEST(DdlPolicyTest, ReservedColumnNamesStop) {
@@ -490,7 +662,8 @@ TEST(DdlPolicyTest, ReservedColumnNamesStop) {
 TEST(DdlPolicyTest, NothingIsPlannedWhenOneChangeStops) {
   Source s(kNew);
   s.Ok("CREATE TABLE t (id INT PRIMARY KEY, a INT, n INT NOT NULL)");
-  // The DROP alone would modify `n`; with the rename in the same statement nothing runs.
+  // The DROP alone would modify `n`; with the refused rename in the same statement nothing runs.
+  s.policy().rename_column = SchemaPolicy::RenameColumn::kFail;
   s.Stops("ALTER TABLE t DROP COLUMN n, RENAME COLUMN a TO b");
   EXPECT_TRUE(s.dest().kept_columns.empty());
 }

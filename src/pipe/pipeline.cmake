@@ -2,6 +2,7 @@
 target_sources(chsync_pipe PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/flusher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rebuild.cpp
   ${CMAKE_CURRENT_LIST_DIR}/run_status.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp)
 

@@ -106,12 +106,84 @@ clickhouse::DdlTarget Pipe::TargetFor(std::string_view source_database) const {
   return target;
 }
 
-PolicyContext Pipe::ContextFor(std::string_view source_database) const {
+PolicyContext Pipe::ContextFor(std::string_view source_database, std::string_view table) const {
   PolicyContext context;
   context.ordinal_mode = !full_metadata_;
   context.caps = caps_;
   context.target = TargetFor(source_database);
+  context.policy = request_.config.policies.For(source_database, table);
   return context;
+}
+
+namespace {
+
+/// `name` as `_…_<base>_<suffix>` with suffix one of `suffixes`: the base table's name, or "".
+std::string MigrationBase(std::string_view name, std::initializer_list<std::string_view> suffixes) {
+  if (name.size() < 3 || name.front() != '_') return "";
+  size_t begin = name.find_first_not_of('_');
+  if (begin == std::string_view::npos) return "";
+  for (std::string_view suffix : suffixes) {
+    if (name.size() > begin + suffix.size() + 1 && name.ends_with(suffix) &&
+        name[name.size() - suffix.size() - 1] == '_') {
+      return std::string(name.substr(begin, name.size() - suffix.size() - 1 - begin));
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+bool Pipe::ShouldReplicate(std::string_view database, std::string_view name) const {
+  if (filter_.Matches(database, name)) return true;
+  std::string base = MigrationBase(name, {"gho", "new"});
+  return !base.empty() && tables_.contains(TableKey(database, base));
+}
+
+bool Pipe::IsMigrationLeftover(std::string_view database, std::string_view name) const {
+  std::string base = MigrationBase(name, {"gho", "ghc", "del", "old", "new"});
+  return !base.empty() && (tables_.contains(TableKey(database, base)) || filter_.Matches(database, base));
+}
+
+Result<bool> Pipe::DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name) {
+  CHSYNC_ASSIGN_OR_RETURN(std::string found,
+                          dest_->Query("SELECT count() FROM system.tables WHERE database = " +
+                                       clickhouse::QuoteString(target.database) +
+                                       " AND name = " + clickhouse::QuoteString(name)));
+  return found.starts_with("1");
+}
+
+Status Pipe::RenameDestination(const clickhouse::DdlTarget& from_target, std::string_view from,
+                               const clickhouse::DdlTarget& to_target, std::string_view to) {
+  CHSYNC_ASSIGN_OR_RETURN(bool from_exists, DestinationTableExists(from_target, from));
+  CHSYNC_ASSIGN_OR_RETURN(bool to_exists, DestinationTableExists(to_target, to));
+  if (!from_exists || to_exists) {
+    log::Debug("ClickHouse rename {}.{} to {}.{} skipped (source table {}, target {})", from_target.database,
+               from, to_target.database, to, from_exists ? "exists" : "missing",
+               to_exists ? "exists" : "missing");
+    return Status::Ok();
+  }
+  CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::CreateDatabase(to_target)));
+  std::string sql = "RENAME TABLE " + clickhouse::QualifiedName(from_target.database, from) + " TO " +
+                    clickhouse::QualifiedName(to_target.database, to);
+  Status s = dest_->Execute(sql);
+  if (!s.ok()) return std::move(s.error().AddContext("ClickHouse statement " + sql));
+  return Status::Ok();
+}
+
+Status Pipe::MakeRoom(const clickhouse::DdlTarget& target, const std::string& name, const std::string& at) {
+  CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, name));
+  if (!exists) return Status::Ok();
+  std::string aside = name + "__dropped_" + at;
+  CHSYNC_ASSIGN_OR_RETURN(bool aside_exists, DestinationTableExists(target, aside));
+  if (aside_exists) return Status::Ok();  // done before a crash: `name` is the new table
+  CHSYNC_ASSIGN_OR_RETURN(std::string rows, dest_->Query("SELECT count() FROM " +
+                                                         clickhouse::QualifiedName(target.database, name)));
+  if (rows.starts_with("0")) return dest_->Execute(clickhouse::DropTable(name, target));
+  log::Info(
+      "ClickHouse table {}.{} (kept from a table dropped at the source) renamed to {} to make room for "
+      "the new table",
+      target.database, name, aside);
+  return RenameDestination(target, name, target, aside);
 }
 
 Result<std::vector<schema::TableSchema>> Pipe::LoadSourceSchemas(
@@ -179,17 +251,30 @@ Status Pipe::LoadDatabaseDefaults(schema::Tracker& tracker) {
 }
 
 Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table) {
+  auto has_column = [&](const std::string& column) -> Result<bool> {
+    CHSYNC_ASSIGN_OR_RETURN(std::string found,
+                            dest_->Query("SELECT count() FROM system.columns WHERE database = " +
+                                         clickhouse::QuoteString(target.database) +
+                                         " AND table = " + clickhouse::QuoteString(table) +
+                                         " AND name = " + clickhouse::QuoteString(column)));
+    return found.starts_with("1");
+  };
   for (size_t i = 0; i < plan.statements.size(); ++i) {
     const std::string& sql = plan.statements[i];
-    std::string guard = i < plan.skip_if_column_exists.size() ? plan.skip_if_column_exists[i] : "";
-    if (!guard.empty()) {
-      // A server without ADD COLUMN IF NOT EXISTS: the statement may have run before a crash.
-      CHSYNC_ASSIGN_OR_RETURN(std::string found,
-                              dest_->Query("SELECT count() FROM system.columns WHERE database = " +
-                                           clickhouse::QuoteString(target.database) +
-                                           " AND table = " + clickhouse::QuoteString(table) +
-                                           " AND name = " + clickhouse::QuoteString(guard)));
-      if (found.starts_with("1")) {
+    // A server without ADD COLUMN IF NOT EXISTS / DROP COLUMN IF EXISTS: the statement may have run
+    // before a crash.
+    std::string exists = i < plan.skip_if_column_exists.size() ? plan.skip_if_column_exists[i] : "";
+    std::string missing = i < plan.skip_if_column_missing.size() ? plan.skip_if_column_missing[i] : "";
+    if (!exists.empty()) {
+      CHSYNC_ASSIGN_OR_RETURN(bool found, has_column(exists));
+      if (found) {
+        log::Info("already applied: {}", sql);
+        continue;
+      }
+    }
+    if (!missing.empty()) {
+      CHSYNC_ASSIGN_OR_RETURN(bool found, has_column(missing));
+      if (!found) {
         log::Info("already applied: {}", sql);
         continue;
       }
@@ -266,6 +351,12 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   }
   if (!found) checkpoint_.snapshot.push_back({database, name, TableSnapshot::State::kPending, "", 0, from});
   std::erase_if(checkpoint_.destinations, [&](const DestinationState& d) { return d.table == qualified; });
+  for (const RebuildState& r : checkpoint_.rebuilds) {
+    if (r.database == database && r.table == name)
+      CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(r.temp_table, TargetFor(database))));
+  }
+  std::erase_if(checkpoint_.rebuilds,
+                [&](const RebuildState& r) { return r.database == database && r.table == name; });
   checkpoint_.schemas = tracker_.Serialize();
   checkpoint_.saved_at_ms = NowMs();
   CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint_));
@@ -299,10 +390,19 @@ Status Pipe::BuildTables() {
       if (d.table != key) continue;
       state->dest.kept_columns = d.kept_columns;
       state->dest.clickhouse_defaults = {d.defaults.begin(), d.defaults.end()};
+      state->dest.clickhouse_names = {d.clickhouse_names.begin(), d.clickhouse_names.end()};
+      state->dest.aliases = d.aliases;
     }
     state->stream_from = s.stream_from;
     CHSYNC_RETURN_IF_ERROR(RebuildWriter(*state));
     tables_[key] = std::move(state);
+  }
+  for (const RebuildState& r : checkpoint_.rebuilds) {
+    auto it = tables_.find(TableKey(r.database, r.table));
+    if (it == tables_.end()) continue;
+    it->second->rebuild = std::make_unique<Rebuilder>();
+    it->second->rebuild->state = r;
+    CHSYNC_RETURN_IF_ERROR(StartRebuild(*it->second, r.position, r.reason, /*resume=*/true));
   }
   return Status::Ok();
 }
@@ -312,6 +412,7 @@ Status Pipe::RebuildWriter(TableState& table) {
   std::erase_if(table.dest.kept_columns,
                 [&](const std::string& c) { return table.dest.source.FindColumn(c) >= 0; });
   schema::TableSchema layout = WriterSchema(table.dest);
+  if (table.rebuild) layout.name = table.rebuild->state.temp_table;
   clickhouse::DdlTarget target = TargetFor(table.dest.source.database);
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableWriter writer,
                           clickhouse::TableWriter::Create(layout, caps_, target));
@@ -333,11 +434,18 @@ Status Pipe::RebuildWriter(TableState& table) {
 
 void Pipe::SyncDestinations() {
   checkpoint_.destinations.clear();
+  checkpoint_.rebuilds.clear();
   for (const auto& [key, table] : tables_) {
     checkpoint_.destinations.push_back(
         {key,
          table->dest.kept_columns,
-         {table->dest.clickhouse_defaults.begin(), table->dest.clickhouse_defaults.end()}});
+         {table->dest.clickhouse_defaults.begin(), table->dest.clickhouse_defaults.end()},
+         {table->dest.clickhouse_names.begin(), table->dest.clickhouse_names.end()},
+         table->dest.aliases});
+    if (table->rebuild) {
+      std::lock_guard<std::mutex> lock(table->rebuild->mutex);
+      checkpoint_.rebuilds.push_back(table->rebuild->state);
+    }
   }
 }
 
@@ -421,6 +529,8 @@ bool Pipe::SnapshotDone() const {
 
 Status Pipe::Run() {
   status_.pid = static_cast<int>(getpid());
+  status_.policies = request_.config.policies.Describe();
+  for (const std::string& line : status_.policies) log::Info("schema policies: {}", line);
   CHSYNC_RETURN_IF_ERROR(Open());
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> existing, state_->Load());
   if (request_.resync && request_.resync_table.empty()) {
@@ -446,11 +556,13 @@ Status Pipe::Run() {
 }
 
 Status Pipe::Stopped() {
+  StopRebuilds();
   status_.phase = "stopped";
   return SaveCheckpoint();
 }
 
 Status Pipe::Fail(const Error& error) {
+  StopRebuilds();
   flusher_.reset();  // stops it: the status file has one writer at a time
   status_.phase = "failed";
   status_.last_error = error.message();

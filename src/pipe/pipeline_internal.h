@@ -8,9 +8,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -41,6 +43,21 @@ std::string Coordinate(std::string_view file, uint64_t position);
 /// "db.t".
 std::string TableKey(std::string_view database, std::string_view table);
 
+/// A table being rebuilt online: a snapshot thread copies the source table into
+/// state.temp_table while the stream writes the table's changes there too.
+struct Rebuilder {
+  ~Rebuilder();
+  /// Stops the copy (it finishes its current chunk) and waits for the thread.
+  void Stop();
+
+  std::mutex mutex;
+  RebuildState state;  ///< progress: guarded by mutex
+  std::atomic<bool> stop{false};
+  std::atomic<bool> finished{false};
+  Status result;  ///< the copy's outcome, once finished
+  std::thread thread;
+};
+
 /// One replicated table while the pipe runs.
 struct TableState {
   DestinationTable dest;
@@ -55,6 +72,8 @@ struct TableState {
   /// identifies it), and for each source column the index of its value in that map's rows.
   std::shared_ptr<const binlog::TableMap> table_map;
   std::vector<uint32_t> map_index;
+  /// Set while the table is rebuilt online: the writer then writes into the rebuild's table.
+  std::unique_ptr<Rebuilder> rebuild;
 };
 
 class Pipe {
@@ -81,6 +100,31 @@ class Pipe {
   /// Runs a plan's statements, skipping those a crash let run already.
   Status RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table);
   Status LoadDatabaseDefaults(schema::Tracker& tracker);
+  /// Whether db.name is replicated: it matches --tables, or it is the shadow table of an online
+  /// schema migration tool (gh-ost `_t_gho`, pt-online-schema-change `_t_new`) of a replicated t.
+  bool ShouldReplicate(std::string_view database, std::string_view name) const;
+  /// Whether db.name is a table an online schema migration tool leaves behind for a replicated
+  /// table (`_t_del`, `_t_old`, `_t_ghc`, a shadow): dropped in ClickHouse when dropped at the source.
+  bool IsMigrationLeftover(std::string_view database, std::string_view name) const;
+  Result<bool> DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name);
+  /// Renames ClickHouse table `from` to `to` when `from` exists and `to` does not (so that running
+  /// it again after a crash does nothing).
+  Status RenameDestination(const clickhouse::DdlTarget& from_target, std::string_view from,
+                           const clickhouse::DdlTarget& to_target, std::string_view to);
+  /// Before a table is created in ClickHouse under `name`: an existing table there (kept after a
+  /// DROP at the source, or left by something else) is renamed aside to `<name>__dropped_<at>`;
+  /// an empty one is dropped.
+  Status MakeRoom(const clickhouse::DdlTarget& target, const std::string& name, const std::string& at);
+  /// Starts (or, with `resume`, continues from table.rebuild's recorded progress) the online
+  /// rebuild of `table` under its current dest.source.
+  Status StartRebuild(TableState& table, const std::string& position, const std::string& reason, bool resume);
+  /// Stops a rebuild and drops its table; the ClickHouse table stays as it was.
+  Status CancelRebuild(TableState& table);
+  /// Swaps finished rebuilds in; with `wait`, waits for every running one first.
+  Status PollRebuilds(bool wait);
+  Status SwapIn(TableState& table);
+  bool AnyRebuildFinished() const;
+  void StopRebuilds();
   Result<std::vector<std::string>> SelectedDatabases();
   Result<std::vector<schema::TableSchema>> LoadSourceSchemas(
       const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep);
@@ -88,7 +132,7 @@ class Pipe {
                                      const std::function<bool(const schema::TableSchema&)>& keep,
                                      std::vector<schema::TableSchema>& schemas);
   clickhouse::DdlTarget TargetFor(std::string_view source_database) const;
-  PolicyContext ContextFor(std::string_view source_database) const;
+  PolicyContext ContextFor(std::string_view source_database, std::string_view table = "") const;
 
   // stream.cpp
   Status Stream();
@@ -97,8 +141,17 @@ class Pipe {
   Status HandleEvent(const binlog::Event& event);
   Status HandleRows(const binlog::Event& event, const binlog::RowsEvent& rows);
   Status HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query);
+  /// Adds a kTableRenamed change for each table of a RENAME TABLE statement that the tracker does
+  /// not track (so reported nothing about) and that lands on a replicated name.
+  void AddUntrackedRenames(std::string_view sql, std::string_view database, const schema::LexOptions& lex,
+                           schema::ApplyResult& applied);
   Status ApplySchemaChanges(const binlog::Event& event, const binlog::QueryEvent& query,
                             const schema::ApplyResult& applied);
+  /// The kTableRenamed changes of a statement, in order: ClickHouse tables renamed along.
+  Status ApplyTableRenames(const binlog::Event& event, const std::string& statement,
+                           const std::vector<schema::SchemaChange>& changes);
+  void Record(const std::string& key, const std::string& database, const std::string& position,
+              const std::string& statement, const std::vector<std::string>& lines);
   Status EndTransaction(const binlog::Event& event, bool force_checkpoint);
   /// Appends `record` to `_chsync_schema_log` in `database` (created on first use). A failure is
   /// logged, not fatal: the history is also in `chsync status` and the log.
@@ -158,6 +211,8 @@ class Pipe {
   bool full_metadata_ = true;
   bool in_transaction_ = false;
   bool schemas_dirty_ = false;
+  /// The current statement ran in strict mode (its sql_mode).
+  bool strict_mode_ = true;
 };
 
 }  // namespace chsync::pipe

@@ -27,7 +27,8 @@ std::string RunStatusToJson(const RunStatus& s) {
                  {"rows_applied", s.rows_applied},
                  {"transactions", s.transactions},
                  {"last_error", s.last_error},
-                 {"schema_changes", std::move(changes)}};
+                 {"schema_changes", std::move(changes)},
+                 {"policies", s.policies}};
   // Source text (statements, names) may hold any bytes: replace what is not UTF-8.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -55,6 +56,8 @@ Result<RunStatus> RunStatusFromJson(std::string_view text) {
       r.actions = c.at("actions").get<std::vector<std::string>>();
       s.schema_changes.push_back(std::move(r));
     }
+    // Absent from the status.json of versions before schema-change policies.
+    if (j.contains("policies")) s.policies = j.at("policies").get<std::vector<std::string>>();
     return s;
   } catch (const nlohmann::json::exception& e) {
     return Error(ErrorKind::kCorrupt, std::string("status.json: ") + e.what());

@@ -33,6 +33,8 @@ struct RunStatus {
   uint64_t transactions = 0;                       ///< transactions applied since this process started
   std::string last_error;                          ///< the error that stopped the pipe, if any
   std::vector<SchemaChangeRecord> schema_changes;  ///< the most recent ones, oldest first (≤ 100)
+  /// The schema-change policies in force (PolicySet::Describe): the defaults, then per-table ones.
+  std::vector<std::string> policies;
 
   bool operator==(const RunStatus&) const = default;
 };

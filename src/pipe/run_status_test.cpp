@@ -24,6 +24,7 @@ RunStatus Sample() {
                               "shop.t",
                               "ALTER TABLE t ADD COLUMN c INT DEFAULT 5",
                               {"ADD COLUMN `c` int DEFAULT 5: column added as Nullable(Int32) DEFAULT 5"}});
+  s.policies = {"defaults: rename_column=rename truncate=ignore", "shop.orders: drop_table=drop"};
   return s;
 }
 
@@ -31,6 +32,19 @@ TEST(RunStatus, RoundTripsEveryField) {
   RunStatus s = Sample();
   auto back = RunStatusFromJson(RunStatusToJson(s));
   ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(*back, s);
+}
+
+TEST(RunStatus, FileWithoutPoliciesFromAnEarlierVersionReads) {
+  RunStatus s = Sample();
+  std::string json = RunStatusToJson(s);
+  size_t at = json.find(",\n  \"policies\"");
+  ASSERT_NE(at, std::string::npos) << json;
+  json = json.substr(0, at) + "\n}\n";
+  auto back = RunStatusFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.error().message() << "\n" << json;
+  EXPECT_TRUE(back->policies.empty());
+  s.policies.clear();
   EXPECT_EQ(*back, s);
 }
 

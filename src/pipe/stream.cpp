@@ -15,12 +15,14 @@
 #include "pipe/pipeline_internal.h"
 #include "pipe/row_version.h"
 #include "schema/lexer.h"
+#include "schema/parser.h"
 
 namespace chsync::pipe {
 namespace {
 
 constexpr uint64_t kSqlModeAnsiQuotes = 4;
 constexpr uint64_t kSqlModeNoBackslashEscapes = uint64_t{1} << 20;
+constexpr uint64_t kSqlModeStrict = (uint64_t{1} << 21) | (uint64_t{1} << 22);  // STRICT_TRANS/ALL_TABLES
 constexpr uint8_t kMariaGtidStandalone = 1;
 constexpr auto kIdleCheckpointInterval = std::chrono::seconds(10);
 constexpr size_t kMaxSchemaChangeRecords = 100;
@@ -39,6 +41,25 @@ bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
   auto it = std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end(),
                         [](char x, char y) { return std::tolower(x) == std::tolower(y); });
   return it != haystack.end();
+}
+
+/// ALTER [ONLINE] IGNORE TABLE: the source truncates and clamps values even in strict mode.
+bool IsAlterIgnore(std::string_view sql) {
+  std::vector<std::string_view> words;
+  size_t i = 0;
+  while (words.size() < 3 && i < sql.size()) {
+    while (i < sql.size() && std::isspace(static_cast<unsigned char>(sql[i])) != 0) ++i;
+    size_t start = i;
+    while (i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i])) != 0) ++i;
+    if (i == start) break;
+    words.push_back(sql.substr(start, i - start));
+  }
+  if (words.empty() || !schema::EqualsIgnoreCase(words[0], "ALTER")) return false;
+  for (size_t w = 1; w < words.size(); ++w) {
+    if (schema::EqualsIgnoreCase(words[w], "IGNORE")) return true;
+    if (!schema::EqualsIgnoreCase(words[w], "ONLINE")) return false;
+  }
+  return false;
 }
 
 /// 10.11.6-MariaDB-log → 101106; 8.0.40 → 80040 (for versioned comments in DDL).
@@ -164,6 +185,13 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
   auto caught_up = [&](const mysql::BinlogCoordinate& at) {
     return target && !at.file.empty() && mysql::CompareCoordinates(at, *target) >= 0;
   };
+  // Caught up: rebuilds started before the target finish first (their tables are stale until then).
+  auto finish = [&]() -> Status {
+    CHSYNC_RETURN_IF_ERROR(PollRebuilds(/*wait=*/true));
+    CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+    done = true;
+    return flusher_->Drain();
+  };
   while (true) {
     if (stop_) {
       CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
@@ -187,11 +215,10 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
     }
     if (const auto* hb = std::get_if<binlog::HeartbeatEvent>(&decoded->body)) {
       if (!in_transaction_ && PendingRows() > 0) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+      if (!in_transaction_ && AnyRebuildFinished()) CHSYNC_RETURN_IF_ERROR(PollRebuilds(false));
       if (!in_transaction_ && target && hb->log_file == stream->next_coordinate().file &&
           caught_up({std::string(hb->log_file), decoded->header.log_pos})) {
-        CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
-        done = true;
-        return flusher_->Drain();
+        return finish();
       }
       continue;
     }
@@ -204,11 +231,7 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
       committed_.file = ev->at.file;
       committed_.position = decoded->end_position();
     }
-    if (!in_transaction_ && !fake_rotate && caught_up(stream->next_coordinate())) {
-      CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
-      done = true;
-      return flusher_->Drain();
-    }
+    if (!in_transaction_ && !fake_rotate && caught_up(stream->next_coordinate())) return finish();
   }
 }
 
@@ -231,6 +254,30 @@ Status Pipe::HandleEvent(const binlog::Event& event) {
   return Status::Ok();
 }
 
+void Pipe::AddUntrackedRenames(std::string_view sql, std::string_view database, const schema::LexOptions& lex,
+                               schema::ApplyResult& applied) {
+  // The tracker reports renames of the tables it tracks only. A table it never saw (created
+  // before the pipe started, outside --tables) renamed onto a replicated name must be copied.
+  if (sql.size() < 6 || !schema::EqualsIgnoreCase(sql.substr(0, 6), "RENAME")) return;
+  auto statement = schema::ParseStatement(sql, lex);
+  if (!statement.ok() || statement->kind != schema::StatementKind::kRenameTable) return;
+  for (const auto& [from, to] : statement->renames) {
+    schema::TableName source{from.database.empty() ? std::string(database) : from.database, from.name};
+    schema::TableName target{to.database.empty() ? std::string(database) : to.database, to.name};
+    bool reported =
+        std::any_of(applied.changes.begin(), applied.changes.end(), [&](const schema::SchemaChange& c) {
+          return c.kind == schema::SchemaChange::Kind::kTableRenamed &&
+                 c.old_table.database == source.database && c.old_table.name == source.name;
+        });
+    if (reported || !ShouldReplicate(target.database, target.name)) continue;
+    schema::SchemaChange change;
+    change.kind = schema::SchemaChange::Kind::kTableRenamed;
+    change.old_table = source;
+    change.table = target;
+    applied.changes.push_back(std::move(change));
+  }
+}
+
 Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query) {
   std::string_view sql = Trim(query.query);
   if (schema::EqualsIgnoreCase(sql, "BEGIN") || schema::EqualsIgnoreCase(sql, "START TRANSACTION")) {
@@ -249,6 +296,7 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
   uint64_t sql_mode = query.status.sql_mode.value_or(0);
   lex.ansi_quotes = (sql_mode & kSqlModeAnsiQuotes) != 0;
   lex.no_backslash_escapes = (sql_mode & kSqlModeNoBackslashEscapes) != 0;
+  strict_mode_ = (sql_mode & kSqlModeStrict) != 0 && !IsAlterIgnore(sql);
   if (const binlog::FormatDescriptionEvent* format = decoder_->format()) {
     lex.server_version = VersionNumber(format->server_version);
     lex.mariadb_comments = format->mariadb;
@@ -282,28 +330,88 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
           "column name and checked against the tracked schema: {}",
           Coordinate(event.file, event.position), concerned, applied.error().message(), sql.substr(0, 200));
     }
-  } else if (!applied->changes.empty()) {
-    schemas_dirty_ = true;
-    CHSYNC_RETURN_IF_ERROR(ApplySchemaChanges(event, query, *applied));
+  } else {
+    AddUntrackedRenames(sql, query.database, lex, *applied);
+    if (!applied->changes.empty()) {
+      schemas_dirty_ = true;
+      CHSYNC_RETURN_IF_ERROR(ApplySchemaChanges(event, query, *applied));
+    }
   }
   return in_transaction_ ? Status::Ok() : EndTransaction(event, true);
 }
 
+void Pipe::Record(const std::string& key, const std::string& database, const std::string& position,
+                  const std::string& statement, const std::vector<std::string>& lines) {
+  SchemaChangeRecord record;
+  record.at_ms = NowMs();
+  record.position = position;
+  record.table = key;
+  record.statement = statement.substr(0, 1000);
+  for (const std::string& line : lines) {
+    log::Info("{} at {}: {}", key, position, line);
+    record.actions.push_back(line);
+  }
+  RecordSchemaChange(database, record);
+  status_.schema_changes.push_back(std::move(record));
+  if (status_.schema_changes.size() > kMaxSchemaChangeRecords) {
+    status_.schema_changes.erase(status_.schema_changes.begin());
+  }
+}
+
 Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryEvent& query,
                                 const schema::ApplyResult& applied) {
+  const std::string position = Coordinate(event.file, event.position);
+  const std::string statement(Trim(query.query));
+  auto before_stream_from = [&](const TableState& table) {
+    return table.stream_from &&
+           mysql::CompareCoordinates({std::string(event.file), event.position},
+                                     {table.stream_from->file, table.stream_from->position}) < 0;
+  };
+  // Does the statement concern a replicated table (or one about to be)?
+  bool concerns = false;
+  for (const schema::SchemaChange& change : applied.changes) {
+    for (const schema::TableName* name : {&change.table, &change.old_table}) {
+      if (name->name.empty()) continue;
+      std::string key = TableKey(name->database, name->name);
+      auto it = tables_.find(key);
+      if ((it != tables_.end() && !before_stream_from(*it->second)) || dropped_.contains(key) ||
+          ShouldReplicate(name->database, name->name) || IsMigrationLeftover(name->database, name->name)) {
+        concerns = true;
+      }
+    }
+  }
+  if (!concerns) return Status::Ok();
+  // Rows before the statement go out under the old layout, and a checkpoint at the statement's
+  // start is saved, before anything changes in ClickHouse: a crash while the statement's
+  // ClickHouse side runs replays just the statement, whose steps are each safe to run again.
+  CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+  CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
+
+  std::vector<schema::SchemaChange> rest;
+  std::set<std::string> replaced;
+  bool renames = false;
+  for (const schema::SchemaChange& change : applied.changes) {
+    if (change.kind == schema::SchemaChange::Kind::kTableRenamed) renames = true;
+    if (change.kind == schema::SchemaChange::Kind::kTableReplaced)
+      replaced.insert(TableKey(change.table.database, change.table.name));
+  }
+  if (renames) CHSYNC_RETURN_IF_ERROR(ApplyTableRenames(event, statement, applied.changes));
+  for (const schema::SchemaChange& change : applied.changes) {
+    if (change.kind == schema::SchemaChange::Kind::kTableRenamed ||
+        change.kind == schema::SchemaChange::Kind::kTableReplaced ||
+        replaced.contains(TableKey(change.table.database, change.table.name))) {
+      continue;  // the ClickHouse table moved along with the source table (ApplyTableRenames)
+    }
+    rest.push_back(change);
+  }
+
   std::vector<std::string> order;
   std::map<std::string, std::vector<schema::SchemaChange>> groups;
-  for (const schema::SchemaChange& change : applied.changes) {
+  for (const schema::SchemaChange& change : rest) {
     std::string key = TableKey(change.table.database, change.table.name);
-    if (change.kind == schema::SchemaChange::Kind::kTableRenamed &&
-        tables_.contains(TableKey(change.old_table.database, change.old_table.name))) {
-      key = TableKey(change.old_table.database, change.old_table.name);
-    }
     if (!groups.contains(key)) order.push_back(key);
     groups[key].push_back(change);
   }
-  std::string position = Coordinate(event.file, event.position);
-  bool flushed = false;
   for (const std::string& key : order) {
     const std::vector<schema::SchemaChange>& changes = groups[key];
     auto it = tables_.find(key);
@@ -312,48 +420,62 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     bool created = std::any_of(changes.begin(), changes.end(), [](const schema::SchemaChange& c) {
       return c.kind == schema::SchemaChange::Kind::kTableCreated;
     });
+    bool dropping = std::any_of(changes.begin(), changes.end(), [](const schema::SchemaChange& c) {
+      return c.kind == schema::SchemaChange::Kind::kTableDropped;
+    });
     auto was_dropped = dropped_.find(key);
+    const bool leftover = IsMigrationLeftover(name.database, name.name);
     if (table == nullptr && was_dropped == dropped_.end() &&
-        !(created && filter_.Matches(name.database, name.name))) {
+        !(created && ShouldReplicate(name.database, name.name))) {
+      if (dropping && leftover) {
+        // A migration tool's table that ClickHouse may hold (renamed out of the replication).
+        Status s = dest_->Execute(clickhouse::DropTable(name.name, TargetFor(name.database)));
+        if (!s.ok()) return s;
+      }
       continue;
     }
-    if (table != nullptr && table->stream_from &&
-        mysql::CompareCoordinates({std::string(event.file), event.position},
-                                  {table->stream_from->file, table->stream_from->position}) < 0) {
-      continue;
-    }
-    if (!flushed) {
-      // Rows before the statement go out under the old layout, before the statement runs.
-      CHSYNC_RETURN_IF_ERROR(FlushAll());
-      CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
-      flushed = true;
-    }
+    if (table != nullptr && before_stream_from(*table)) continue;
     DestinationTable before = table != nullptr                ? table->dest
                               : was_dropped != dropped_.end() ? was_dropped->second
                                                               : DestinationTable{};
+    if (created)
+      before = DestinationTable{};  // a new table: what ClickHouse holds under its name is moved aside
     const schema::TableSchema* after = tracker_.Find(name.database, name.name);
-    PolicyContext context = ContextFor(name.database);
+    PolicyContext context = ContextFor(name.database, name.name);
     context.position = position;
-    context.statement = std::string(Trim(query.query));
+    context.statement = statement;
+    context.strict_mode = strict_mode_;
+    context.migration_leftover = dropping && leftover;
+    const bool rebuilding = table != nullptr && table->rebuild != nullptr;
     CHSYNC_ASSIGN_OR_RETURN(TablePlan plan, PlanTableChanges(changes, before, after, context));
+    if (rebuilding) {
+      // The rebuild copies the table as it was; start it again under the new schema.
+      CHSYNC_RETURN_IF_ERROR(CancelRebuild(*table));
+      if (!plan.dropped && !plan.ignored && after != nullptr) {
+        plan.statements.clear();
+        plan.skip_if_column_exists.clear();
+        plan.skip_if_column_missing.clear();
+        plan.rebuild = true;
+        plan.rebuild_reason = "the table changed again while it was being rebuilt";
+        plan.after = NewDestination(*after, caps_);
+        plan.log_lines.push_back("the rebuild in progress starts again under the new schema");
+      }
+    }
+    if (plan.created) {
+      CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+      CHSYNC_RETURN_IF_ERROR(
+          MakeRoom(context.target, name.name, fmt::format("{}_{}", sequence, event.position)));
+    }
     CHSYNC_RETURN_IF_ERROR(RunPlan(plan, context.target, name.name));
-    SchemaChangeRecord record;
-    record.at_ms = NowMs();
-    record.position = position;
-    record.table = key;
-    record.statement = context.statement.substr(0, 1000);
-    for (const std::string& line : plan.log_lines) {
-      log::Info("{} at {}: {}", key, position, line);
-      record.actions.push_back(line);
-    }
-    RecordSchemaChange(context.target.database, record);
-    status_.schema_changes.push_back(std::move(record));
-    if (status_.schema_changes.size() > kMaxSchemaChangeRecords) {
-      status_.schema_changes.erase(status_.schema_changes.begin());
-    }
+    Record(key, context.target.database, position, statement, plan.log_lines);
+    if (plan.ignored) continue;
     if (plan.dropped) {
+      if (table != nullptr) CHSYNC_RETURN_IF_ERROR(CancelRebuild(*table));
       dropped_[key] = plan.after;
       tables_.erase(key);
+      std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
+        return s.database == name.database && s.table == name.name;
+      });
       continue;
     }
     dropped_.erase(key);
@@ -362,11 +484,126 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
       table = state.get();
       tables_[key] = std::move(state);
       // Replicated from its first row: nothing to copy.
+      std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
+        return s.database == name.database && s.table == name.name;
+      });
       checkpoint_.snapshot.push_back(
           {name.database, name.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
     }
     table->dest = plan.after;
-    CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
+    if (plan.rebuild) {
+      CHSYNC_RETURN_IF_ERROR(StartRebuild(*table, position, plan.rebuild_reason, /*resume=*/false));
+    } else {
+      CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
+    }
+  }
+  return Status::Ok();
+}
+
+Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& statement,
+                               const std::vector<schema::SchemaChange>& changes) {
+  const std::string position = Coordinate(event.file, event.position);
+  for (const schema::SchemaChange& change : changes) {
+    if (change.kind != schema::SchemaChange::Kind::kTableRenamed) continue;
+    const schema::TableName& from = change.old_table;
+    const schema::TableName& to = change.table;
+    const std::string from_key = TableKey(from.database, from.name);
+    const std::string to_key = TableKey(to.database, to.name);
+    const clickhouse::DdlTarget from_target = TargetFor(from.database);
+    const clickhouse::DdlTarget to_target = TargetFor(to.database);
+    const bool replicate_to = ShouldReplicate(to.database, to.name);
+    auto it = tables_.find(from_key);
+    std::vector<std::string> lines;
+    if (it != tables_.end()) {
+      PolicyContext context = ContextFor(from.database, from.name);
+      if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
+        return ResyncError(
+            from_key, fmt::format("renamed to {} (rename_table=fail): \"{}\"", to_key, statement), event);
+      }
+      std::unique_ptr<TableState> state = std::move(it->second);
+      tables_.erase(it);
+      const bool rebuilding = state->rebuild != nullptr;
+      CHSYNC_RETURN_IF_ERROR(CancelRebuild(*state));
+      CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+      if (dropped_.contains(to_key) || replicate_to) {
+        CHSYNC_RETURN_IF_ERROR(MakeRoom(to_target, to.name, fmt::format("{}_{}", sequence, event.position)));
+      }
+      CHSYNC_RETURN_IF_ERROR(RenameDestination(from_target, from.name, to_target, to.name));
+      std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
+        return s.database == from.database && s.table == from.name;
+      });
+      const schema::TableSchema* schema = tracker_.Find(to.database, to.name);
+      if (replicate_to && schema != nullptr) {
+        state->dest.source = *schema;
+        state->stream_from.reset();
+        checkpoint_.snapshot.push_back(
+            {to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+        lines.push_back(fmt::format("RENAME TABLE {} TO {}: ClickHouse table {}.{} renamed to {}.{}",
+                                    from_key, to_key, from_target.database, from.name, to_target.database,
+                                    to.name));
+        TableState& moved = *state;
+        tables_[to_key] = std::move(state);
+        dropped_.erase(to_key);
+        if (rebuilding) {
+          CHSYNC_RETURN_IF_ERROR(StartRebuild(moved, position, "renamed while it was being rebuilt", false));
+        } else {
+          CHSYNC_RETURN_IF_ERROR(RebuildWriter(moved));
+        }
+      } else {
+        state->dest.source.database = to.database;
+        state->dest.source.name = to.name;
+        dropped_[to_key] = state->dest;
+        lines.push_back(
+            fmt::format("RENAME TABLE {} TO {}: ClickHouse table renamed to {}.{}; {} does not match "
+                        "--tables, so it is no "
+                        "longer replicated (its ClickHouse table keeps the rows it has)",
+                        from_key, to_key, to_target.database, to.name, to_key));
+      }
+      Record(from_key, from_target.database, position, statement, lines);
+      continue;
+    }
+    dropped_.erase(from_key);
+    if (!replicate_to) continue;
+    // A table chsync did not replicate moved onto a replicated name: its rows must be copied.
+    PolicyContext context = ContextFor(to.database, to.name);
+    if (context.policy.create_table == SchemaPolicy::CreateTable::kIgnore) continue;
+    if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
+      return ResyncError(
+          to_key, fmt::format("replaced by {} (rename_table=fail): \"{}\"", from_key, statement), event);
+    }
+    const schema::TableSchema* schema = tracker_.Find(to.database, to.name);
+    if (schema == nullptr) {
+      // Renamed from a table the tracker never saw (created before the pipe started and not
+      // replicated): its schema as the source has it now.
+      auto keep = [&](const schema::TableSchema& t) {
+        return t.database == to.database && t.name == to.name;
+      };
+      CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> loaded,
+                              LoadSourceSchemas({to.database}, keep));
+      if (loaded.empty()) {
+        return ResyncError(to_key, "replaced by " + from_key + ", which chsync did not track and cannot find",
+                           event);
+      }
+      tracker_.SetTable(loaded[0]);
+      schemas_dirty_ = true;
+      schema = tracker_.Find(to.database, to.name);
+    }
+    CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+    CHSYNC_RETURN_IF_ERROR(MakeRoom(to_target, to.name, fmt::format("{}_{}", sequence, event.position)));
+    auto state = std::make_unique<TableState>();
+    state->dest = NewDestination(*schema, caps_);
+    TableState& added = *state;
+    tables_[to_key] = std::move(state);
+    dropped_.erase(to_key);
+    std::erase_if(checkpoint_.snapshot,
+                  [&](const TableSnapshot& s) { return s.database == to.database && s.table == to.name; });
+    checkpoint_.snapshot.push_back({to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+    std::string reason = "renamed from " + from_key + ", whose rows chsync did not replicate";
+    CHSYNC_RETURN_IF_ERROR(StartRebuild(added, position, reason, /*resume=*/false));
+    lines.push_back(
+        fmt::format("RENAME TABLE {} TO {}: {} is copied into ClickHouse (rebuilt online) because {}",
+                    from_key, to_key, to_key, reason));
+    Record(to_key, to_target.database, position, statement, lines);
   }
   return Status::Ok();
 }
@@ -430,7 +667,8 @@ Status Pipe::EndTransaction(const binlog::Event& event, bool force_checkpoint) {
       force_checkpoint || pending >= request_.config.batch_max_rows ||
       (pending > 0 && now - last_flush_ >= std::chrono::milliseconds(request_.config.batch_max_age_ms)) ||
       now - last_checkpoint_ >= kIdleCheckpointInterval;
-  return due ? FlushAndCheckpoint() : Status::Ok();
+  if (due) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+  return AnyRebuildFinished() ? PollRebuilds(false) : Status::Ok();
 }
 
 Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& rows) {
@@ -500,6 +738,7 @@ Status Pipe::MapColumns(TableState& table, const std::shared_ptr<const binlog::T
   bool names = !map->columns.empty() && !map->columns.front().name.empty();
   for (const binlog::ColumnInfo& c : map->columns) {
     columns.types.push_back(static_cast<uint8_t>(c.type));
+    columns.metadata.push_back(c.metadata);
     if (names) columns.names.push_back(c.name);
   }
   Status checked = tracker_.CheckTableMap(columns);

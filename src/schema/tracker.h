@@ -70,6 +70,10 @@ struct TableMapColumns {
   std::vector<uint8_t> types;
   /// Column names (binlog_row_metadata=FULL); empty otherwise.
   std::vector<std::string> names;
+  /// Each column's TABLE_MAP metadata exactly as binlog::ColumnInfo::metadata holds it (STRING,
+  /// ENUM, SET, NEWDECIMAL: first byte << 8 | second byte; VARCHAR, BIT: little-endian; one-byte
+  /// kinds: that byte; none: 0), one per column. Empty when unknown: metadata is then not checked.
+  std::vector<uint16_t> metadata;
 };
 
 /// The result of applying one statement.

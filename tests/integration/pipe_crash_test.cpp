@@ -2,7 +2,9 @@
 // with SIGKILL at random moments (first during the snapshot, then while streaming) and restarted
 // on the same state directory, at least 20 times. Once the workload stops, `chsync run
 // --until-caught-up` must finish, and the destination's FINAL view must equal the source row for
-// row (ARCHITECTURE.md, "Delivery guarantees").
+// row (ARCHITECTURE.md, "Delivery guarantees"). Between starts a fourth table goes through schema
+// changes (ADD, RENAME COLUMN, a widening, a primary-key change rebuilt online, a gh-ost swap), so
+// kills also land while those are applied.
 //
 // The random schedule is printed; CHSYNC_CRASH_SEED=N replays one.
 
@@ -21,6 +23,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -216,7 +219,41 @@ std::vector<TableCheck> Checks(bool datetime64) {
       {"t_nokey", "concat(toString(a), '|', ifNull(b, 'NULL'), '|', toString(toInt64(c * 100)))",
        "CONCAT_WS('|', a, IFNULL(b, 'NULL'), CAST(c * 100 AS SIGNED))",
        "concat(toString(a), '|', ifNull(b, 'NULL'), '|', toString(toInt64(c * 100)))"},
+      // t_evo after every step of kEvolution: `a` renamed to `a2`, `n` and `g` added.
+      {"t_evo", "id", "CONCAT_WS('|', id, IFNULL(a2, 'NULL'), v, CAST(d * 100 AS SIGNED), n, g)",
+       "concat(toString(id), '|', ifNull(toString(a2), 'NULL'), '|', v, '|', toString(toInt64(d * 100)), "
+       "'|', "
+       "toString(n), '|', toString(g))"},
   };
+}
+
+/// Schema changes of t_evo, one before each of the given starts of the pipe (so that kills land
+/// around them): ALTERs propagated in place, a rename, a widening, a key change (an online
+/// rebuild) and a gh-ost-style swap.
+const std::map<int, std::vector<std::string>> kEvolution = {
+    {5,
+     {"ALTER TABLE t_evo ADD COLUMN n INT NOT NULL DEFAULT 5",
+      "UPDATE t_evo SET n = id % 7 WHERE id % 3 = 0"}},
+    {7, {"ALTER TABLE t_evo RENAME COLUMN a TO a2", "UPDATE t_evo SET a2 = a2 + 1 WHERE id % 5 = 0"}},
+    {9,
+     {"ALTER TABLE t_evo MODIFY d DECIMAL(14,2) NOT NULL DEFAULT 0",
+      "UPDATE t_evo SET d = d * 1000 WHERE id % 11 = 0"}},
+    {11,
+     {"ALTER TABLE t_evo DROP PRIMARY KEY, ADD PRIMARY KEY (id, n)",
+      "UPDATE t_evo SET v = 'k' WHERE id % 13 = 0"}},
+    {14,
+     {"CREATE TABLE _t_evo_gho LIKE t_evo", "ALTER TABLE _t_evo_gho ADD COLUMN g INT NOT NULL DEFAULT 9",
+      "INSERT IGNORE INTO _t_evo_gho (id, a2, v, d, n) SELECT id, a2, v, d, n FROM t_evo",
+      "RENAME TABLE t_evo TO _t_evo_del, _t_evo_gho TO t_evo", "DROP TABLE _t_evo_del",
+      "UPDATE t_evo SET g = id % 4 WHERE id % 2 = 0"}},
+};
+
+/// A few row changes on t_evo that fit every stage of kEvolution.
+std::vector<std::string> EvoChanges(int i) {
+  std::string first = std::to_string(100000 + i * 10);
+  return {"INSERT INTO t_evo (id, v, d) VALUES (" + first + ", 'new', 1.25), (" + first + " + 1, 'new', 2.5)",
+          "UPDATE t_evo SET v = CONCAT(v, '+') WHERE id = " + std::to_string(10 + i * 37),
+          "DELETE FROM t_evo WHERE id = " + std::to_string(20 + i * 41)};
 }
 
 /// The sustained mixed workload: transactions of inserts, updates (some changing the primary
@@ -422,6 +459,12 @@ void CreateAndSeed(mysql::Connection& conn, const std::string& db) {
           std::to_string(kCompSeedRows),
       "INSERT INTO `" + db + "`.t_nokey SELECT seq, IF(seq % 13 = 0, NULL, CONCAT('b', seq % 50)), seq / 4 " +
           "FROM seq_1_to_" + std::to_string(kNoKeySeedRows),
+      "CREATE TABLE `" + db +
+          "`.t_evo (id INT PRIMARY KEY, a INT NULL, v VARCHAR(40) NOT NULL, d DECIMAL(8,2) NOT NULL DEFAULT "
+          "0)",
+      "INSERT INTO `" + db +
+          "`.t_evo SELECT seq, IF(seq % 9 = 0, NULL, seq * 2), CONCAT('v', seq), seq / 8 " +
+          "FROM seq_1_to_3000",
   };
   for (const std::string& s : statements) {
     Status st = conn.Execute(s);
@@ -564,7 +607,16 @@ void RunCrashScenario(const CrashRunOptions& o) {
 
   auto start = std::chrono::steady_clock::now();
   int kills = 0;
+  ASSERT_TRUE(admin->Execute("USE `" + db + "`").ok());
   for (int i = 0; i < kKills; ++i) {
+    std::vector<std::string> evo = EvoChanges(i);
+    if (auto step = kEvolution.find(i); step != kEvolution.end()) {
+      evo.insert(evo.begin(), step->second.begin(), step->second.end());
+    }
+    for (const std::string& sql : evo) {
+      Status st = admin->Execute(sql);
+      ASSERT_TRUE(st.ok()) << sql << ": " << st.error().message();
+    }
     std::ofstream(log, std::ios::app) << "\n=== crash test: start " << i + 1 << " ===\n";
     Child child(argv, log);
     ASSERT_TRUE(child.started());

@@ -1,7 +1,8 @@
 # `chsync run` end to end: snapshot, streaming and schema changes from MariaDB into both
 # destinations (ClickHouse 18.16 over HTTP and an embedded chDB store), checked by comparing the
 # source with the destination's FINAL view value for value (pipe_compare).
-add_library(chsync_pipe_compare STATIC ${CMAKE_CURRENT_LIST_DIR}/pipe_compare.cpp)
+add_library(chsync_pipe_compare STATIC ${CMAKE_CURRENT_LIST_DIR}/pipe_compare.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/pipe_harness.cpp)
 target_include_directories(chsync_pipe_compare PUBLIC ${CMAKE_CURRENT_LIST_DIR})
 target_compile_options(chsync_pipe_compare PRIVATE ${CHSYNC_WARNINGS})
 target_link_libraries(chsync_pipe_compare PUBLIC chsync_test_env chsync_mysql GTest::gtest)

@@ -25,164 +25,23 @@
 #include "common/url.h"
 #include "mysql/connection.h"
 #include "pipe_compare.h"
+#include "pipe_harness.h"
 #include "test_env.h"
 
 namespace chsync {
 namespace {
 
 using testing::BackgroundProcess;
-using testing::ChsyncBinary;
 using testing::CommandResult;
 using testing::CompareOptions;
-using testing::CompareTable;
+using testing::Dest;
+using testing::DestName;
 using testing::MakeTempDir;
-using testing::QueryDestination;
-using testing::RequireEnv;
+using testing::PipeTest;
 using testing::RunCommand;
 
-constexpr int kRunTimeoutMs = 240'000;
-
-enum class Dest { kServer, kEmbedded };
-
-std::string DestName(Dest d) {
-  return d == Dest::kServer ? "ClickHouse18" : "Embedded";
-}
-void PrintTo(Dest d, std::ostream* os) {
-  *os << DestName(d);
-}
-
-/// A name unique to this process and call, usable as a MariaDB and a ClickHouse database name.
-std::string UniqueName(const std::string& prefix) {
-  static std::atomic<int> counter{0};
-  auto ticks = std::chrono::steady_clock::now().time_since_epoch().count() % 1000000;
-  return prefix + "_" + std::to_string(getpid()) + "_" + std::to_string(ticks) + "_" +
-         std::to_string(++counter);
-}
-
-/// A replication server id no other test process uses at the same time.
-std::string UniqueServerId() {
-  static std::atomic<int> counter{0};
-  return std::to_string(1000000 + (getpid() % 100000) * 100 + (++counter % 100));
-}
-
-std::unique_ptr<mysql::Connection> OpenSource(const std::string& url) {
-  auto parsed = ParseUrl(url);
-  if (!parsed.ok()) {
-    ADD_FAILURE() << "bad source URL: " << parsed.error().message();
-    return nullptr;
-  }
-  auto options = mysql::OptionsFromUrl(*parsed);
-  if (!options.ok()) {
-    ADD_FAILURE() << options.error().message();
-    return nullptr;
-  }
-  auto conn = mysql::Connection::Open(*options);
-  if (!conn.ok()) {
-    ADD_FAILURE() << "cannot connect to the source: " << conn.error().message();
-    return nullptr;
-  }
-  return std::move(conn).value();
-}
-
-/// One pipe: a source database replicated into a destination with its own state directory.
-class PipeTest {
- public:
-  void Init(const std::string& source_env, Dest dest, const std::string& prefix) {
-    source_url_ = RequireEnv(source_env.c_str());
-    if (dest == Dest::kServer) {
-      dest_url_ = RequireEnv("CHSYNC_TEST_CLICKHOUSE");
-    } else {
-      RequireEnv("CHSYNC_CHDB_LIB");
-      dest_url_ = "file:" + MakeTempDir("e2e-store") + "/store";
-    }
-    dest_ = dest;
-    db_ = UniqueName(prefix);
-    state_ = MakeTempDir("e2e-state");
-    server_id_ = UniqueServerId();
-    conn_ = OpenSource(source_url_);
-    if (conn_ != nullptr) Exec("CREATE DATABASE " + db_);
-  }
-
-  void Cleanup() {
-    if (conn_ != nullptr && !db_.empty()) (void)conn_->Execute("DROP DATABASE IF EXISTS " + db_);
-    if (dest_ == Dest::kServer && !dest_url_.empty() && !db_.empty()) {
-      std::string error;
-      (void)QueryDestination(dest_url_, "DROP DATABASE IF EXISTS " + db_, &error);
-    }
-  }
-
-  /// Runs statements at the source (in the test database); records a failure for each that fails.
-  bool Exec(const std::string& sql) {
-    if (conn_ == nullptr) return false;
-    Status st = conn_->Execute(sql);
-    if (!st.ok()) {
-      ADD_FAILURE() << sql.substr(0, 500) << ": " << st.error().message();
-      return false;
-    }
-    return true;
-  }
-  void ExecAll(const std::vector<std::string>& statements) {
-    for (const std::string& s : statements) Exec(s);
-  }
-
-  std::vector<std::string> RunArgs(const std::string& tables, bool until_caught_up,
-                                   const std::vector<std::string>& extra) const {
-    std::vector<std::string> argv = {ChsyncBinary(), "run",     "--source",    source_url_,
-                                     "--dest",       dest_url_, "--tables",    tables,
-                                     "--state",      state_,    "--server-id", server_id_};
-    if (until_caught_up) argv.emplace_back("--until-caught-up");
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    return argv;
-  }
-
-  /// `chsync run --until-caught-up` over every table of the test database.
-  CommandResult Run(const std::vector<std::string>& extra = {}) const {
-    return RunCommand(RunArgs(db_ + ".*", true, extra), kRunTimeoutMs);
-  }
-
-  /// "" when the destination's FINAL view of `table` equals the source.
-  std::string Compare(const std::string& table, const CompareOptions& options = {}) const {
-    if (conn_ == nullptr) return "no source connection";
-    return CompareTable(*conn_, dest_url_, db_, table, options);
-  }
-
-  /// Rows of a destination query; records a failure and returns {} when it fails.
-  testing::TsvRows DestQuery(const std::string& sql) const {
-    std::string error;
-    auto rows = QueryDestination(dest_url_, sql, &error);
-    if (!rows.has_value()) {
-      ADD_FAILURE() << error;
-      return {};
-    }
-    return *rows;
-  }
-
-  /// Source rows as text (NULL as nullopt); records a failure and returns {} when it fails.
-  std::vector<std::vector<std::optional<std::string>>> SourceQuery(const std::string& sql) const {
-    auto r = conn_->Query(sql);
-    if (!r.ok()) {
-      ADD_FAILURE() << sql << ": " << r.error().message();
-      return {};
-    }
-    return r->rows;
-  }
-
-  mysql::Connection& conn() { return *conn_; }
-  bool connected() const { return conn_ != nullptr; }
-  const std::string& db() const { return db_; }
-  const std::string& dest_url() const { return dest_url_; }
-  const std::string& state() const { return state_; }
-  Dest dest() const { return dest_; }
-
- private:
-  std::string source_url_;
-  std::string dest_url_;
-  Dest dest_ = Dest::kServer;
-  std::string db_;
-  std::string state_;
-  std::string server_id_;
-  std::unique_ptr<mysql::Connection> conn_;
-};
+/// Replication server ids of this binary (schema_evolution_test uses 3000000 + …).
+constexpr int kServerIdBase = 1000000;
 
 /// The destination's FINAL view of `table` equals the source (else the comparison's report).
 #define EXPECT_EQUAL_TO_SOURCE(pipe, table)     \
@@ -206,7 +65,7 @@ std::string AllBytesLiteral() {
 
 TEST(PipeCompareTest, ReportsMissingExtraAndDifferentValues) {
   PipeTest p;
-  p.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "e2e_cmp");
+  p.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "e2e_cmp", kServerIdBase);
   ASSERT_TRUE(p.connected());
   p.ExecAll({"USE " + p.db(), "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10), d DECIMAL(10,2), f FLOAT)",
              "INSERT INTO t VALUES (1, 'a', 1.50, 0.1), (2, 'b', 2.00, 0.2), (3, 'c', NULL, NULL)"});
@@ -348,7 +207,7 @@ const std::vector<std::string>& OtherTables() {
 
 class TypesE2eTest : public ::testing::TestWithParam<Dest> {
  protected:
-  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "e2e_types"); }
+  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "e2e_types", kServerIdBase); }
   void TearDown() override { p_.Cleanup(); }
   PipeTest p_;
 };
@@ -427,7 +286,7 @@ INSTANTIATE_TEST_SUITE_P(Destinations, TypesE2eTest, ::testing::Values(Dest::kSe
 
 class SchemaChangeE2eTest : public ::testing::TestWithParam<Dest> {
  protected:
-  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "e2e_ddl"); }
+  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "e2e_ddl", kServerIdBase); }
   void TearDown() override { p_.Cleanup(); }
 
   /// name → (type, default_expression) of the destination table t.
@@ -614,9 +473,9 @@ TEST_P(SchemaChangeE2eTest, SeedsTableAddDropAndDefaultChanges) {
 
   // The history is in the destination too: one row per statement, saying what was done or not.
   std::map<std::string, std::string> history;
-  for (const auto& r : p_.DestQuery("SELECT statement, toString(actions) FROM " + p_.db() +
-                                    "._chsync_schema_log FINAL WHERE table = '" + p_.db() + ".t'")) {
-    if (r.size() == 2) history[r[0].value_or("")] = r[1].value_or("");
+  for (const auto& row : p_.DestQuery("SELECT statement, toString(actions) FROM " + p_.db() +
+                                      "._chsync_schema_log FINAL WHERE table = '" + p_.db() + ".t'")) {
+    if (row.size() == 2) history[row[0].value_or("")] = row[1].value_or("");
   }
   auto actions_of = [&](const std::string& statement) {
     auto it = history.find(statement);
@@ -656,12 +515,16 @@ const OrdinalCase kOrdinalCases[] = {
 
 class OrdinalE2eTest : public ::testing::TestWithParam<std::tuple<Dest, OrdinalCase>> {
  protected:
-  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_MINIMAL", std::get<0>(GetParam()), "e2e_ord"); }
+  void SetUp() override {
+    p_.Init("CHSYNC_TEST_MYSQL_MINIMAL", std::get<0>(GetParam()), "e2e_ord", kServerIdBase);
+  }
   void TearDown() override { p_.Cleanup(); }
   PipeTest p_;
 };
 
-TEST_P(OrdinalE2eTest, PositionShiftingDdlStopsThePipe) {
+// The seeds' behaviour (position_shift=fail) stops at a position-shifting statement; the default
+// (position_shift=follow) then picks up from the same checkpoint and follows it.
+TEST_P(OrdinalE2eTest, PositionShiftingDdlStopsWithFailAndIsFollowedByDefault) {
   ASSERT_TRUE(p_.connected());
   const OrdinalCase& c = std::get<1>(GetParam());
   p_.ExecAll({"USE " + p_.db(), "CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c INT)",
@@ -672,7 +535,8 @@ TEST_P(OrdinalE2eTest, PositionShiftingDdlStopsThePipe) {
 
   p_.ExecAll({"INSERT INTO t (id, b) VALUES (3, 'before')", c.statement,
               "INSERT INTO t (id, b) VALUES (4, 'after')", "UPDATE t SET b = 'upd' WHERE id = 1"});
-  r = p_.Run();
+  const std::vector<std::string> fail = {"--schema-policy", "position_shift=fail"};
+  r = p_.Run(fail);
   if (!c.fails) {
     ASSERT_EQ(r.exit_code, 0) << r.Describe();
     EXPECT_EQUAL_TO_SOURCE(p_, "t");
@@ -690,7 +554,7 @@ TEST_P(OrdinalE2eTest, PositionShiftingDdlStopsThePipe) {
       << r.err;
   EXPECT_NE(r.err.find("chsync resync"), std::string::npos) << "the error must say what to do:\n" << r.err;
   // The pipe stays stopped on a second run, and nothing after the statement reached ClickHouse.
-  CommandResult again = p_.Run();
+  CommandResult again = p_.Run(fail);
   EXPECT_EQ(again.exit_code, 1) << again.Describe();
   EXPECT_NE(again.err.find(c.statement), std::string::npos) << again.err;
   auto rows =
@@ -703,6 +567,10 @@ TEST_P(OrdinalE2eTest, PositionShiftingDdlStopsThePipe) {
       EXPECT_EQ(row[1], std::optional<std::string>("x")) << "the update of row 1 came after the statement";
     }
   }
+  // Following the statement: the rows before and after it land in the right columns.
+  CommandResult follow = p_.Run();
+  ASSERT_EQ(follow.exit_code, 0) << follow.Describe();
+  EXPECT_EQUAL_TO_SOURCE(p_, "t");
 }
 
 INSTANTIATE_TEST_SUITE_P(Destinations, OrdinalE2eTest,
@@ -717,7 +585,7 @@ INSTANTIATE_TEST_SUITE_P(Destinations, OrdinalE2eTest,
 
 class SnapshotDdlE2eTest : public ::testing::TestWithParam<Dest> {
  protected:
-  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "e2e_snap"); }
+  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "e2e_snap", kServerIdBase); }
   void TearDown() override { p_.Cleanup(); }
 
   /// Snapshot progress of one table as DIR/checkpoint.json records it (pipe/checkpoint.h).

@@ -1,0 +1,201 @@
+// Online rebuilds: a table whose ClickHouse rows can no longer be brought to the source's state by
+// ALTERs (its sorting key changed, the source rewrote values, a table moved in whose rows chsync
+// never saw) is copied again into a new ClickHouse table while the stream keeps writing the
+// table's changes there too; when the copy is done the new table replaces the old one.
+//
+// Why the result is exact: the copy starts after the statement (the stream is at it), so every
+// change the copy may miss or read half-way is in the binlog after it, and reaches the new table
+// with a version above the copy's 0. ReplacingMergeTree keeps, per key, the row with the highest
+// version: the last change when there is one, the copied row otherwise.
+
+#include <fmt/format.h>
+
+#include "clickhouse/ddl.h"
+#include "clickhouse/sql_quoting.h"
+#include "common/log.h"
+#include "pipe/pipeline_internal.h"
+
+namespace chsync::pipe {
+namespace {
+
+constexpr std::string_view kRebuildSuffix = "__chsync_rebuild";
+constexpr std::string_view kReplacedSuffix = "__chsync_replaced";
+
+/// MySQL error codes a copy gets when the table changed further at the source (a column or the
+/// table went away): the stream reaches that statement later and restarts the rebuild.
+bool ChangedUnderneath(const Error& error) {
+  return error.server_code() == 1054 || error.server_code() == 1146;
+}
+
+}  // namespace
+
+Rebuilder::~Rebuilder() {
+  Stop();
+}
+
+void Rebuilder::Stop() {
+  stop = true;
+  if (thread.joinable()) thread.join();
+}
+
+Status Pipe::StartRebuild(TableState& table, const std::string& position, const std::string& reason,
+                          bool resume) {
+  const schema::TableSchema& source = table.dest.source;
+  const std::string key = TableKey(source.database, source.name);
+  clickhouse::DdlTarget target = TargetFor(source.database);
+  if (!table.rebuild) table.rebuild = std::make_unique<Rebuilder>();
+  Rebuilder& rebuild = *table.rebuild;
+  rebuild.stop = false;
+  rebuild.finished = false;
+  rebuild.result = Status::Ok();
+  if (resume) {
+    CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, rebuild.state.temp_table));
+    if (!exists) {
+      // The swap ran before a crash; only its clean-up may be left.
+      log::Info("rebuild of {}: already swapped in", key);
+      CHSYNC_RETURN_IF_ERROR(
+          dest_->Execute(clickhouse::DropTable(source.name + std::string(kReplacedSuffix), target)));
+      table.rebuild.reset();
+      return RebuildWriter(table);
+    }
+  } else {
+    rebuild.state = RebuildState{};
+    rebuild.state.database = source.database;
+    rebuild.state.table = source.name;
+    rebuild.state.temp_table = source.name + std::string(kRebuildSuffix);
+    rebuild.state.progress = {source.database, source.name, TableSnapshot::State::kPending, "", 0,
+                              std::nullopt};
+    rebuild.state.position = position;
+    rebuild.state.reason = reason;
+    schema::TableSchema temp = source;
+    temp.name = rebuild.state.temp_table;
+    CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::CreateDatabase(target)));
+    CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(temp.name, target)));
+    CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(temp, caps_, target));
+    CHSYNC_RETURN_IF_ERROR(dest_->Execute(create));
+    log::Info("rebuild of {} started at {} ({}): copying it into {}.{}", key, position, reason,
+              target.database, temp.name);
+  }
+  CHSYNC_RETURN_IF_ERROR(RebuildWriter(table));
+
+  SnapshotJob job;
+  job.schema = source;
+  job.writer_schema = WriterSchema(table.dest);
+  job.writer_schema.name = rebuild.state.temp_table;
+  job.target = target;
+  job.progress = rebuild.state.progress;
+  SnapshotOptions options;
+  options.parallelism = 1;
+  options.chunk_rows = request_.config.snapshot_chunk_rows;
+  options.source = source_options_;
+  options.dest_url = request_.config.dest;
+  options.dest = dest_options_;
+  options.caps = caps_;
+  options.terminal = false;
+  Rebuilder* r = &rebuild;
+  rebuild.thread = std::thread([r, job = std::move(job), options = std::move(options), key]() mutable {
+    std::vector<SnapshotJob> jobs{std::move(job)};
+    auto on_chunk = [r](size_t, const TableSnapshot& progress) -> Status {
+      std::lock_guard<std::mutex> lock(r->mutex);
+      r->state.progress = progress;
+      return Status::Ok();
+    };
+    Status s = RunSnapshot(jobs, options, on_chunk, r->stop);
+    if (s.ok() && jobs[0].progress.state != TableSnapshot::State::kDone && !r->stop) {
+      s = Error(ErrorKind::kInternal, "the copy of " + key + " ended unfinished");
+    }
+    r->result = s;
+    r->finished = true;
+  });
+  return Status::Ok();
+}
+
+Status Pipe::CancelRebuild(TableState& table) {
+  if (!table.rebuild) return Status::Ok();
+  table.rebuild->Stop();
+  std::string temp = table.rebuild->state.temp_table;
+  table.rebuild.reset();
+  CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(temp, TargetFor(table.dest.source.database))));
+  return RebuildWriter(table);
+}
+
+void Pipe::StopRebuilds() {
+  for (auto& [key, table] : tables_) {
+    if (table->rebuild) table->rebuild->Stop();
+  }
+}
+
+bool Pipe::AnyRebuildFinished() const {
+  for (const auto& [key, table] : tables_) {
+    if (table->rebuild && table->rebuild->finished) return true;
+  }
+  return false;
+}
+
+Status Pipe::SwapIn(TableState& table) {
+  const std::string& name = table.dest.source.name;
+  clickhouse::DdlTarget target = TargetFor(table.dest.source.database);
+  std::string temp = table.rebuild->state.temp_table;
+  std::string replaced = name + std::string(kReplacedSuffix);
+  // Each step is skipped when a crash let it run already (see RenameDestination).
+  CHSYNC_ASSIGN_OR_RETURN(bool temp_exists, DestinationTableExists(target, temp));
+  if (temp_exists) {
+    CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(replaced, target)));
+    CHSYNC_RETURN_IF_ERROR(RenameDestination(target, name, target, replaced));
+    CHSYNC_RETURN_IF_ERROR(RenameDestination(target, temp, target, name));
+  }
+  CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(replaced, target)));
+  return Status::Ok();
+}
+
+Status Pipe::PollRebuilds(bool wait) {
+  bool any = false;
+  for (auto& [key, table] : tables_) {
+    if (!table->rebuild) continue;
+    Rebuilder& r = *table->rebuild;
+    if (!wait && !r.finished) continue;
+    if (wait && !r.finished) log::Info("waiting for the rebuild of {} to finish", key);
+    if (r.thread.joinable()) r.thread.join();
+    if (!r.finished) continue;  // stopped
+    if (!r.result.ok()) {
+      const Error& error = r.result.error();
+      if (!wait && ChangedUnderneath(error)) {
+        // The table changed again at the source: the stream reaches that statement later and
+        // restarts the rebuild then.
+        if (!r.stop) {
+          log::Warn(
+              "rebuild of {} paused: {}; it restarts when the stream reaches the statement that changed "
+              "the table",
+              key, error.message());
+          r.stop = true;
+        }
+        continue;
+      }
+      return Error(error.kind(), "rebuild of " + key + ": " + error.message());
+    }
+    any = true;
+  }
+  if (!any) return Status::Ok();
+  // Rows for the rebuilt tables go to their new tables before those are renamed.
+  CHSYNC_RETURN_IF_ERROR(FlushAll());
+  CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
+  for (auto& [key, table] : tables_) {
+    if (!table->rebuild || !table->rebuild->finished || !table->rebuild->result.ok()) continue;
+    RebuildState state;
+    {
+      std::lock_guard<std::mutex> lock(table->rebuild->mutex);
+      state = table->rebuild->state;
+    }
+    CHSYNC_RETURN_IF_ERROR(SwapIn(*table));
+    table->rebuild.reset();
+    CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
+    std::string line =
+        fmt::format("rebuild finished: {} rows copied; the new table replaced {}.{}",
+                    state.progress.rows_copied, TargetFor(state.database).database, state.table);
+    Record(key, TargetFor(state.database).database, Coordinate(committed_.file, committed_.position),
+           "(rebuild started at " + state.position + ": " + state.reason + ")", {line});
+  }
+  return FlushAndCheckpoint();
+}
+
+}  // namespace chsync::pipe

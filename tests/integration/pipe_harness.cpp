@@ -1,0 +1,196 @@
+#include "pipe_harness.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+
+#include "common/url.h"
+
+namespace chsync::testing {
+namespace {
+
+constexpr int kRunTimeoutMs = 240'000;
+
+}  // namespace
+
+std::string DestName(Dest d) {
+  return d == Dest::kServer ? "ClickHouse18" : "Embedded";
+}
+
+void PrintTo(Dest d, std::ostream* os) {
+  *os << DestName(d);
+}
+
+std::string UniqueName(const std::string& prefix) {
+  static std::atomic<int> counter{0};
+  auto ticks = std::chrono::steady_clock::now().time_since_epoch().count() % 1000000;
+  return prefix + "_" + std::to_string(getpid()) + "_" + std::to_string(ticks) + "_" +
+         std::to_string(++counter);
+}
+
+std::string UniqueServerId(int base) {
+  static std::atomic<int> counter{0};
+  return std::to_string(base + (getpid() % 100000) * 100 + (++counter % 100));
+}
+
+std::unique_ptr<mysql::Connection> OpenSource(const std::string& url) {
+  auto parsed = ParseUrl(url);
+  if (!parsed.ok()) {
+    ADD_FAILURE() << "bad source URL: " << parsed.error().message();
+    return nullptr;
+  }
+  auto options = mysql::OptionsFromUrl(*parsed);
+  if (!options.ok()) {
+    ADD_FAILURE() << options.error().message();
+    return nullptr;
+  }
+  auto conn = mysql::Connection::Open(*options);
+  if (!conn.ok()) {
+    ADD_FAILURE() << "cannot connect to the source: " << conn.error().message();
+    return nullptr;
+  }
+  return std::move(conn).value();
+}
+
+void PipeTest::Init(const std::string& source_env, Dest dest, const std::string& prefix, int server_id_base) {
+  source_url_ = RequireEnv(source_env.c_str());
+  if (dest == Dest::kServer) {
+    dest_url_ = RequireEnv("CHSYNC_TEST_CLICKHOUSE");
+  } else {
+    RequireEnv("CHSYNC_CHDB_LIB");
+    dest_url_ = "file:" + MakeTempDir(prefix + "-store") + "/store";
+  }
+  dest_ = dest;
+  db_ = UniqueName(prefix);
+  state_ = MakeTempDir(prefix + "-state");
+  server_id_ = UniqueServerId(server_id_base);
+  conn_ = OpenSource(source_url_);
+  if (conn_ != nullptr) {
+    Exec("CREATE DATABASE " + db_);
+    Exec("USE " + db_);
+  }
+}
+
+void PipeTest::Cleanup() {
+  if (conn_ != nullptr && !db_.empty()) (void)conn_->Execute("DROP DATABASE IF EXISTS " + db_);
+  if (dest_ == Dest::kServer && !dest_url_.empty() && !db_.empty()) {
+    std::string error;
+    (void)QueryDestination(dest_url_, "DROP DATABASE IF EXISTS " + db_, &error);
+  }
+}
+
+bool PipeTest::Exec(const std::string& sql) {
+  if (conn_ == nullptr) return false;
+  Status st = conn_->Execute(sql);
+  if (!st.ok()) {
+    ADD_FAILURE() << "at the source: " << sql.substr(0, 500) << ": " << st.error().message();
+    return false;
+  }
+  return true;
+}
+
+void PipeTest::ExecAll(const std::vector<std::string>& statements) {
+  for (const std::string& s : statements) Exec(s);
+}
+
+void PipeTest::ExecHidden(const std::vector<std::string>& statements) {
+  Exec("SET SESSION sql_log_bin = 0");
+  ExecAll(statements);
+  Exec("SET SESSION sql_log_bin = 1");
+}
+
+std::vector<std::string> PipeTest::RunArgs(const std::string& tables, bool until_caught_up,
+                                           const std::vector<std::string>& extra) const {
+  std::vector<std::string> argv = {ChsyncBinary(), "run",     "--source",    source_url_,
+                                   "--dest",       dest_url_, "--tables",    tables,
+                                   "--state",      state_,    "--server-id", server_id_};
+  if (until_caught_up) argv.emplace_back("--until-caught-up");
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  return argv;
+}
+
+CommandResult PipeTest::Run(const std::vector<std::string>& extra) const {
+  return RunCommand(RunArgs(db_ + ".*", true, extra), kRunTimeoutMs);
+}
+
+CommandResult PipeTest::RunTables(const std::string& tables, const std::vector<std::string>& extra) const {
+  return RunCommand(RunArgs(tables, true, extra), kRunTimeoutMs);
+}
+
+CommandResult PipeTest::ChsyncStatus() const {
+  return RunCommand({ChsyncBinary(), "status", "--state", state_}, 60'000);
+}
+
+std::string PipeTest::Compare(const std::string& table, const CompareOptions& options) const {
+  if (conn_ == nullptr) return "no source connection";
+  return CompareTable(*conn_, dest_url_, db_, table, options);
+}
+
+TsvRows PipeTest::DestQuery(const std::string& sql) const {
+  std::string error;
+  auto rows = QueryDestination(dest_url_, sql, &error);
+  if (!rows.has_value()) {
+    ADD_FAILURE() << "at the destination: " << sql << ": " << error;
+    return {};
+  }
+  return *rows;
+}
+
+std::string PipeTest::DestValue(const std::string& sql) const {
+  auto rows = DestQuery(sql);
+  if (rows.empty() || rows[0].empty()) return "";
+  return rows[0][0].value_or("NULL");
+}
+
+std::vector<std::vector<std::optional<std::string>>> PipeTest::SourceQuery(const std::string& sql) const {
+  if (conn_ == nullptr) return {};
+  auto r = conn_->Query(sql);
+  if (!r.ok()) {
+    ADD_FAILURE() << "at the source: " << sql << ": " << r.error().message();
+    return {};
+  }
+  return r->rows;
+}
+
+std::string PipeTest::SourceValue(const std::string& sql) const {
+  auto rows = SourceQuery(sql);
+  if (rows.empty() || rows[0].empty()) return "";
+  return rows[0][0].value_or("NULL");
+}
+
+std::string PipeTest::DestTable(const std::string& table) const {
+  return "`" + db_ + "`.`" + table + "`";
+}
+
+std::string PipeTest::DestCount(const std::string& table) const {
+  return DestValue("SELECT count() FROM " + DestTable(table) + " FINAL WHERE _chsync_is_deleted = 0");
+}
+
+std::set<std::string> PipeTest::DestTables() const {
+  std::set<std::string> out;
+  for (const auto& r : DestQuery("SELECT name FROM system.tables WHERE database = '" + db_ + "'")) {
+    std::string name = r.empty() ? "" : r[0].value_or("");
+    if (name.rfind("_chsync_", 0) != 0) out.insert(name);
+  }
+  return out;
+}
+
+DestColumnMap PipeTest::DestColumns(const std::string& table) const {
+  DestColumnMap out;
+  for (const auto& r : DestQuery("SELECT name, type, default_kind FROM system.columns WHERE database = '" +
+                                 db_ + "' AND table = '" + table + "'")) {
+    if (r.size() == 3) out[r[0].value_or("")] = {r[1].value_or(""), r[2].value_or("")};
+  }
+  return out;
+}
+
+int PipeTest::DestVersion() const {
+  std::string error;
+  int v = DestinationVersion(dest_url_, &error);
+  if (v < 0) ADD_FAILURE() << "destination version: " << error;
+  return v;
+}
+
+}  // namespace chsync::testing
