@@ -84,7 +84,8 @@ TEST(ExplainDdlPolicyTest, OldServerAndOrdinalMode) {
   // Ordinal mode follows the DROP (position_shift=follow).
   EXPECT_TRUE(Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` MODIFY COLUMN `n` Nullable(Int32)\n")) << r.out;
   // 18.16 cannot rename columns: an ALIAS gives the column its new name.
-  EXPECT_TRUE(Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` ADD COLUMN `remark` String ALIAS `note`\n")) << r.out;
+  EXPECT_TRUE(Has(r.out, "clickhouse: ALTER TABLE `shop`.`t` ADD COLUMN `remark` String ALIAS `note`\n"))
+      << r.out;
 }
 
 TEST(ExplainDdlPolicyTest, WithoutTheVersionTheOutputIsUnchanged) {

@@ -84,6 +84,12 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   job.writer_schema.name = rebuild.state.temp_table;
   job.target = target;
   job.progress = rebuild.state.progress;
+  // The estimate behind the progress lines (information_schema's TABLE_ROWS).
+  auto estimate = control_->QueryValue(
+      "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = " +
+      mysql::QuoteString(source.database) + " AND TABLE_NAME = " + mysql::QuoteString(source.name));
+  if (estimate.ok() && estimate->has_value())
+    job.row_estimate = std::strtoull((*estimate)->c_str(), nullptr, 10);
   SnapshotOptions options;
   options.parallelism = 1;
   options.chunk_rows = request_.config.snapshot_chunk_rows;
