@@ -11,7 +11,10 @@
 # The MariaDB writes row events of mixed types (integers, DECIMAL, DOUBLE, VARCHAR, DATETIME(6),
 # TIMESTAMP(3), ENUM, JSON, BLOB) in batches of inserts, updates and deletes until its first
 # binlog file passes max_binlog_size (1 GiB) and rotates. Each decoder then reads that closed
-# file with its output sent to /dev/null; the best of RUNS (default 3) wall-clock times counts.
+# file with its output sent to /dev/null; the best of RUNS (default 3) wall-clock times counts,
+# and the best CPU time (user + system) is printed beside it.
+# The load average before and after the timed runs is printed too: on a shared machine, compare
+# figures only within one run (the ratio) or at a similar load.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -79,33 +82,39 @@ rows=$(mariadb-binlog --no-defaults -v "$binlog" 2>/dev/null | grep -c '^### \(I
 
 calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
 
-best() {  # best COMMAND...: the smallest wall-clock seconds of $runs runs, output to /dev/null
-  local best_s="" s start end
+best() {  # best COMMAND...: "WALL CPU", the smallest wall-clock and CPU (user + system) seconds
+  local best_s="" best_cpu="" s user sys cpu times  # of $runs runs, output to /dev/null
   for _ in $(seq 1 "$runs"); do
-    start=$(date +%s.%N)
-    "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
-    end=$(date +%s.%N)
-    s=$(calc "$end - $start")
+    times=$( { TIMEFORMAT='%R %U %S'; time "$@" >/dev/null 2>&1; } 2>&1) || { echo "failed: $*" >&2; return 1; }
+    read -r s user sys <<<"$times"
+    cpu=$(calc "$user + $sys")
     if [[ -z "$best_s" ]] || [[ $(calc "$s < $best_s") == 1.000000 ]]; then best_s=$s; fi
+    if [[ -z "$best_cpu" ]] || [[ $(calc "$cpu < $best_cpu") == 1.000000 ]]; then best_cpu=$cpu; fi
   done
-  echo "$best_s"
+  echo "$best_s $best_cpu"
 }
 
-chsync_s=$(best "$chsync" decode "$binlog")
-chsync_json_s=$(best "$chsync" decode --format json "$binlog")
-mariadb_s=$(best mariadb-binlog --no-defaults -v "$binlog")
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+read -r chsync_s chsync_cpu <<<"$(best "$chsync" decode "$binlog")"
+read -r chsync_json_s chsync_json_cpu <<<"$(best "$chsync" decode --format json "$binlog")"
+read -r mariadb_s mariadb_cpu <<<"$(best mariadb-binlog --no-defaults -v "$binlog")"
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 mb=$(calc "$size / 1048576")
-report() {  # report NAME SECONDS
-  printf '%-28s %8.2f s  %8.1f MB/s  %11.0f rows/s\n' "$1" "$2" "$(calc "$mb / $2")" "$(calc "$rows / $2")"
+report() {  # report NAME WALL_SECONDS CPU_SECONDS
+  printf '%-28s %8.2f s  %8.1f MB/s  %11.0f rows/s   CPU %6.2f s  %8.1f MB/s\n' "$1" "$2" "$(calc "$mb / $2")" \
+    "$(calc "$rows / $2")" "$3" "$(calc "$mb / $3")"
 }
 echo
 echo "binlog: $binlog, $(printf '%.1f' "$mb") MiB, $rows row changes (best of $runs runs each, output to /dev/null)"
-report "chsync decode" "$chsync_s"
-report "chsync decode --format json" "$chsync_json_s"
-report "mariadb-binlog -v" "$mariadb_s"
+report "chsync decode" "$chsync_s" "$chsync_cpu"
+report "chsync decode --format json" "$chsync_json_s" "$chsync_json_cpu"
+report "mariadb-binlog -v" "$mariadb_s" "$mariadb_cpu"
 printf 'speed of chsync decode relative to mariadb-binlog -v: %.2fx (target: 5x, and 300 MB/s)\n' \
   "$(calc "$mariadb_s / $chsync_s")"
+printf 'the same in CPU time (user + system, less sensitive to a busy machine): %.2fx\n' \
+  "$(calc "$mariadb_cpu / $chsync_cpu")"
+echo "load average (1, 5, 15 min) before the timed runs: $load_before; after: $load_after ($(nproc) CPUs)"
 if ((started)) && [[ "${KEEP_BINLOG:-0}" == 1 ]]; then
   echo "(data kept in $dir for KEEP_BINLOG=1 reruns)" >&2
 fi

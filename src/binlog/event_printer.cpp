@@ -1,7 +1,12 @@
 #include "binlog/event_printer.h"
 
+#include <array>
+#include <bit>
+#include <cassert>
 #include <charconv>
-#include <cstdio>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 
 #include "binlog/json_binary.h"
 
@@ -19,10 +24,14 @@ void Num(T v, std::string& out) {
 
 void Hex(std::string_view bytes, std::string& out) {
   static constexpr char kHex[] = "0123456789ABCDEF";
+  size_t at = out.size();
+  out.resize(at + 2 * bytes.size());
+  char* p = out.data() + at;
   for (char c : bytes) {
     auto u = static_cast<uint8_t>(c);
-    out.push_back(kHex[u >> 4]);
-    out.push_back(kHex[u & 15]);
+    p[0] = kHex[u >> 4];
+    p[1] = kHex[u & 15];
+    p += 2;
   }
 }
 
@@ -39,6 +48,14 @@ size_t Utf8Length(std::string_view s, size_t i) {
 
 bool IsUtf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
+    // Eight ASCII bytes at a time.
+    while (s.size() - i >= 8) {
+      uint64_t word;
+      std::memcpy(&word, s.data() + i, 8);
+      if (word & 0x8080808080808080ULL) break;
+      i += 8;
+    }
+    if (i == s.size()) break;
     auto b = static_cast<uint8_t>(s[i]);
     if (b < 0x80) {
       ++i;
@@ -51,10 +68,24 @@ bool IsUtf8(std::string_view s) {
   return true;
 }
 
+// Bytes Quote copies unchanged: printable ASCII but the backslash and the quote.
+constexpr std::array<bool, 256> kQuotePlain = [] {
+  std::array<bool, 256> t{};
+  for (size_t c = 0x20; c < 0x7f; ++c) t[c] = c != '\\' && c != '\'';
+  return t;
+}();
+
 // 'text' with \\, \', \n, \r, \t, \0 and \xNN for other control bytes and invalid UTF-8.
 void Quote(std::string_view s, std::string& out) {
   out.push_back('\'');
   for (size_t i = 0; i < s.size();) {
+    size_t plain = i;
+    while (plain < s.size() && kQuotePlain[static_cast<uint8_t>(s[plain])]) ++plain;
+    if (plain > i) {
+      out.append(s.data() + i, plain - i);
+      i = plain;
+      if (i == s.size()) break;
+    }
     char c = s[i];
     auto u = static_cast<uint8_t>(c);
     if (u >= 0x80) {
@@ -85,6 +116,151 @@ void Quote(std::string_view s, std::string& out) {
     ++i;
   }
   out.push_back('\'');
+}
+
+// --- Writers into memory the caller has made room for; each returns the end of what it wrote.
+
+char* Put(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
+}
+
+char* PutHex(char* p, std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (char c : bytes) {
+    auto u = static_cast<uint8_t>(c);
+    p[0] = kHex[u >> 4];
+    p[1] = kHex[u & 15];
+    p += 2;
+  }
+  return p;
+}
+
+// Eight bytes at a time: whether any byte is zero, below n, above n (SWAR; n <= 127).
+constexpr uint64_t kOnes = 0x0101010101010101ULL;
+constexpr uint64_t kHighs = 0x8080808080808080ULL;
+constexpr uint64_t AnyZero(uint64_t w) {
+  return (w - kOnes) & ~w & kHighs;
+}
+constexpr uint64_t AnyBelow(uint64_t w, uint8_t n) {
+  return (w - kOnes * n) & ~w & kHighs;
+}
+constexpr uint64_t AnyAbove(uint64_t w, uint8_t n) {
+  return ((w + kOnes * (127 - n)) | w) & kHighs;
+}
+
+// Quote's output (at most 4 * size + 2 bytes).
+char* PutQuoted(char* p, std::string_view s) {
+  *p++ = '\'';
+  for (size_t i = 0; i < s.size();) {
+    if (s.size() - i >= 8) {
+      // Copies the eight bytes (the output has room: each byte may take four) and keeps those
+      // before the first that needs care; the lowest flag of the masks is exact.
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      uint64_t special =
+          AnyBelow(w, 0x20) | AnyAbove(w, 0x7e) | AnyZero(w ^ (kOnes * '\\')) | AnyZero(w ^ (kOnes * '\''));
+      std::memcpy(p, &w, 8);
+      if (special == 0) {
+        p += 8;
+        i += 8;
+        continue;
+      }
+      size_t plain = static_cast<size_t>(std::countr_zero(special)) / 8;
+      p += plain;
+      i += plain;
+    }
+    auto u = static_cast<uint8_t>(s[i]);
+    if (kQuotePlain[u]) {
+      *p++ = s[i++];
+      continue;
+    }
+    if (u >= 0x80) {
+      size_t n = Utf8Length(s, i);
+      if (n > 0) {
+        p = Put(p, s.substr(i, n));
+        i += n;
+        continue;
+      }
+    }
+    *p++ = '\\';
+    switch (u) {
+      case '\\': *p++ = '\\'; break;
+      case '\'': *p++ = '\''; break;
+      case '\n': *p++ = 'n'; break;
+      case '\r': *p++ = 'r'; break;
+      case '\t': *p++ = 't'; break;
+      case '\0': *p++ = '0'; break;
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        *p++ = 'x';
+        *p++ = kHex[u >> 4];
+        *p++ = kHex[u & 15];
+      }
+    }
+    ++i;
+  }
+  *p++ = '\'';
+  return p;
+}
+
+// AppendJsonString's output (at most 6 * size + 2 bytes).
+char* PutJsonString(char* p, std::string_view s) {
+  *p++ = '"';
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s.size() - i >= 8) {
+      // As in PutQuoted (each byte may take six).
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      uint64_t special = AnyBelow(w, 0x20) | AnyZero(w ^ (kOnes * '"')) | AnyZero(w ^ (kOnes * '\\'));
+      std::memcpy(p, &w, 8);
+      if (special == 0) {
+        p += 8;
+        i += 7;
+        continue;
+      }
+      size_t plain = static_cast<size_t>(std::countr_zero(special)) / 8;
+      p += plain;
+      i += plain;
+    }
+    char c = s[i];
+    auto u = static_cast<uint8_t>(c);
+    if (u >= 0x20 && c != '"' && c != '\\') {
+      *p++ = c;
+      continue;
+    }
+    *p++ = '\\';
+    switch (c) {
+      case '"': *p++ = '"'; break;
+      case '\\': *p++ = '\\'; break;
+      case '\b': *p++ = 'b'; break;
+      case '\f': *p++ = 'f'; break;
+      case '\n': *p++ = 'n'; break;
+      case '\r': *p++ = 'r'; break;
+      case '\t': *p++ = 't'; break;
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        p = Put(p, "u00");
+        *p++ = kHex[u >> 4];
+        *p++ = kHex[u & 15];
+      }
+    }
+  }
+  *p++ = '"';
+  return p;
+}
+
+// StrValueTo's output: at most 4 * size + 2 bytes (text) or 6 * size + 10 (JSON).
+char* PutStr(char* p, bool json, std::string_view v) {
+  if (!json) return PutQuoted(p, v);
+  if (IsUtf8(v)) return PutJsonString(p, v);
+  p = Put(p, "{\"hex\":\"");
+  p = PutHex(p, v);
+  return Put(p, "\"}");
+}
+
+size_t StrBound(bool json, size_t size) {
+  return json ? 6 * size + 10 : 4 * size + 2;
 }
 
 void Uuid(const std::array<uint8_t, 16>& sid, std::string& out) {
@@ -163,6 +339,31 @@ std::string TypeText(const ColumnInfo& c) {
   return s;
 }
 
+// A string value: quoted text, or a JSON string ({"hex": …} when it is not UTF-8).
+void StrValueTo(bool json, std::string_view v, std::string& out) {
+  if (json) {
+    if (IsUtf8(v)) {
+      AppendJsonString(v, out);
+    } else {
+      out.append("{\"hex\":\"");
+      Hex(v, out);
+      out.append("\"}");
+    }
+  } else {
+    Quote(v, out);
+  }
+}
+
+/// What rows events print again and again for one table, rendered once: the table name value
+/// and each column's label (text: `name=`; JSON: `"name":`). Holds the map so that its address
+/// keeps naming it.
+struct TableLabels {
+  std::shared_ptr<const TableMap> table;
+  bool json = false;
+  std::string name;
+  std::vector<std::string> columns;
+};
+
 class Printer {
  public:
   Printer(PrintFormat format, std::string& out) : json_(format == PrintFormat::kJson), out_(out) {}
@@ -198,19 +399,7 @@ class Printer {
     Key(k);
     StrValue(v);
   }
-  void StrValue(std::string_view v) {
-    if (json_) {
-      if (IsUtf8(v)) {
-        AppendJsonString(v, out_);
-      } else {
-        out_.append("{\"hex\":\"");
-        Hex(v, out_);
-        out_.append("\"}");
-      }
-    } else {
-      Quote(v, out_);
-    }
-  }
+  void StrValue(std::string_view v) { StrValueTo(json_, v, out_); }
   void Flag(std::string_view k) {
     if (json_) {
       Key(k);
@@ -223,9 +412,11 @@ class Printer {
   void HexField(std::string_view k, uint64_t v) {
     Key(k);
     char buf[24];
-    int n =
-        std::snprintf(buf, sizeof buf, json_ ? "\"0x%llx\"" : "0x%llx", static_cast<unsigned long long>(v));
-    out_.append(buf, static_cast<size_t>(n));
+    auto res = std::to_chars(buf, buf + sizeof buf, v, 16);
+    if (json_) out_.push_back('"');
+    out_.append("0x");
+    out_.append(buf, res.ptr);
+    if (json_) out_.push_back('"');
   }
   template <typename T>
   void Opt(std::string_view k, const std::optional<T>& v) {
@@ -233,7 +424,6 @@ class Printer {
   }
 
   void Begin(const Event& e) {
-    std::string where(e.file);
     if (json_) {
       out_.append("{\"file\":");
       AppendJsonString(e.file, out_);
@@ -241,7 +431,7 @@ class Printer {
       Num(e.position, out_);
       if (e.payload_index) Field("payload_index", *e.payload_index);
       out_.append(",\"type\":\"");
-      out_.append(TypeName(e));
+      TypeName(e);
       out_.push_back('"');
     } else {
       out_.append(e.file);
@@ -252,7 +442,7 @@ class Printer {
         Num(*e.payload_index, out_);
       }
       out_.push_back(' ');
-      out_.append(TypeName(e));
+      TypeName(e);
     }
     Field("ts", e.header.timestamp);
     Field("server_id", e.header.server_id);
@@ -263,10 +453,13 @@ class Printer {
   }
   void End() { out_.append(json_ ? "}\n" : "\n"); }
 
-  static std::string TypeName(const Event& e) {
+  void TypeName(const Event& e) {
     std::string_view n = EventTypeName(e.header.type);
-    if (n == "UNKNOWN") return "UNKNOWN_" + std::to_string(static_cast<int>(e.header.type));
-    return std::string(n);
+    out_.append(n);
+    if (n == "UNKNOWN") {
+      out_.push_back('_');
+      Num(static_cast<int>(e.header.type), out_);
+    }
   }
 
   // --- bodies
@@ -483,27 +676,174 @@ class Printer {
         return;
       case ValueKind::kNull: out_.append(json_ ? "null" : "NULL"); return;
       case ValueKind::kDecimal:
+        if (json_) {
+          AppendJsonString(v.text, out_);
+        } else {
+          out_.append(v.text);
+        }
+        return;
       case ValueKind::kYear:
       case ValueKind::kDate:
       case ValueKind::kTime:
       case ValueKind::kDateTime:
       case ValueKind::kTimestamp: {
-        std::string s;
-        AppendValueText(v, s);
-        if (json_) {
-          AppendJsonString(s, out_);
-        } else if (v.kind == ValueKind::kDecimal || v.kind == ValueKind::kYear) {
-          out_.append(s);
-        } else {
-          Quote(s, out_);
-        }
+        // Digits, '-', ':', ' ' and '.': nothing to escape in either format.
+        bool quoted = json_ || v.kind != ValueKind::kYear;
+        char quote = json_ ? '"' : '\'';
+        if (quoted) out_.push_back(quote);
+        AppendValueText(v, out_);
+        if (quoted) out_.push_back(quote);
         return;
       }
       default: AppendValueText(v, out_); return;
     }
   }
 
-  void Image(std::string_view label, RowImage image, const TableMap* t) {
+  /// The labels of `table`, from the cache when the previous rows event had the same map.
+  TableLabels& Labels(const std::shared_ptr<const TableMap>& table) {
+    static thread_local TableLabels cache;
+    if (cache.table != table || cache.json != json_ || !cache.table) {
+      cache.table = table;
+      cache.json = json_;
+      cache.columns.clear();
+      cache.name.clear();
+      if (table) StrValueTo(json_, table->database + "." + table->table, cache.name);
+    }
+    return cache;
+  }
+  /// `name=` or `"name":` of column `i`.
+  static std::string_view ColumnLabel(TableLabels& labels, size_t i) {
+    if (i < labels.columns.size()) return labels.columns[i];
+    return NewColumnLabel(labels, i);
+  }
+  static std::string_view NewColumnLabel(TableLabels& labels, size_t i) {
+    const TableMap* t = labels.table.get();
+    while (labels.columns.size() <= i) {
+      std::string name = ColumnName(t, labels.columns.size());
+      std::string label;
+      if (labels.json) {
+        AppendJsonString(name, label);
+        label.push_back(':');
+      } else {
+        label = std::move(name);
+        label.push_back('=');
+      }
+      labels.columns.push_back(std::move(label));
+    }
+    return labels.columns[i];
+  }
+
+  /// The most bytes PutValue writes for `v`, or SIZE_MAX when ValueOut must print it.
+  size_t ValueBound(const Value& v, const ColumnInfo* c) const {
+    switch (v.kind) {
+      case ValueKind::kAbsent: return 0;
+      case ValueKind::kString: return json_ ? 6 * v.text.size() + 10 : 4 * v.text.size() + 4;
+      case ValueKind::kGeometry: return 2 * v.text.size() + 10;
+      case ValueKind::kJson:
+      case ValueKind::kJsonDiff: return json_ ? v.text.size() + 16 : 4 * v.text.size() + 8;
+      case ValueKind::kDecimal: return 6 * v.text.size() + 2;
+      case ValueKind::kEnum:
+        if (c && v.u >= 1 && v.u <= c->enum_values.size()) {
+          return kMaxFixedValueText + 2 + StrBound(json_, c->enum_values[v.u - 1].size());
+        }
+        return kMaxFixedValueText;
+      case ValueKind::kSet:
+      case ValueKind::kVector: return SIZE_MAX;
+      default: return kMaxFixedValueText + 2;
+    }
+  }
+
+  /// ValueOut into memory with ValueBound(v, c) bytes of room.
+  char* PutValue(char* p, const Value& v, const ColumnInfo* c) const {
+    switch (v.kind) {
+      case ValueKind::kString:
+        if (c && c->charset && *c->charset == kBinaryCollation) {
+          p = Put(p, json_ ? "{\"hex\":\"" : "x'");
+          p = PutHex(p, v.text);
+          return Put(p, json_ ? "\"}" : "'");
+        }
+        return PutStr(p, json_, v.text);
+      case ValueKind::kGeometry:
+        p = Put(p, json_ ? "{\"hex\":\"" : "x'");
+        p = PutHex(p, v.text);
+        return Put(p, json_ ? "\"}" : "'");
+      case ValueKind::kJson:
+      case ValueKind::kJsonDiff:
+        if (json_) {
+          if (v.kind == ValueKind::kJsonDiff) {
+            p = Put(p, "{\"json_diff\":");
+            p = Put(p, v.text);
+            *p++ = '}';
+            return p;
+          }
+          return Put(p, v.text);
+        }
+        if (v.kind == ValueKind::kJsonDiff) p = Put(p, "diff:");
+        return PutQuoted(p, v.text);
+      case ValueKind::kDecimal: return json_ ? PutJsonString(p, v.text) : Put(p, v.text);
+      case ValueKind::kEnum:
+        if (c && v.u >= 1 && v.u <= c->enum_values.size()) {
+          if (json_) return PutStr(p, true, c->enum_values[v.u - 1]);
+          p = WriteFixedValueText(v, p);
+          *p++ = '(';
+          p = PutQuoted(p, c->enum_values[v.u - 1]);
+          *p++ = ')';
+          return p;
+        }
+        return WriteFixedValueText(v, p);
+      case ValueKind::kNull: return json_ ? Put(p, "null") : Put(p, "NULL");
+      case ValueKind::kYear:
+      case ValueKind::kDate:
+      case ValueKind::kTime:
+      case ValueKind::kDateTime:
+      case ValueKind::kTimestamp: {
+        // Digits, '-', ':', ' ' and '.': nothing to escape in either format.
+        bool quoted = json_ || v.kind != ValueKind::kYear;
+        char quote = json_ ? '"' : '\'';
+        if (quoted) *p++ = quote;
+        p = WriteFixedValueText(v, p);
+        if (quoted) *p++ = quote;
+        return p;
+      }
+      default: return WriteFixedValueText(v, p);
+    }
+  }
+
+  /// Image() in one piece when every value has a bound; false (nothing written) otherwise.
+  bool FastImage(std::string_view label, RowImage image, TableLabels& labels) {
+    const TableMap* t = labels.table.get();
+    size_t bound = label.size() + 8;
+    for (size_t i = 0; i < image.size(); ++i) {
+      const Value& v = image[i];
+      if (v.is_absent()) continue;
+      size_t b = ValueBound(v, t && i < t->columns.size() ? &t->columns[i] : nullptr);
+      if (b == SIZE_MAX) return false;
+      bound += b + 1 + ColumnLabel(labels, i).size();
+    }
+    size_t at = out_.size();
+    out_.resize(at + bound);
+    char* p = out_.data() + at;
+    if (json_) *p++ = '"';
+    p = Put(p, label);
+    p = Put(p, json_ ? "\":{" : "={");
+    bool first = true;
+    for (size_t i = 0; i < image.size(); ++i) {
+      const Value& v = image[i];
+      if (v.is_absent()) continue;
+      if (!first) *p++ = json_ ? ',' : ' ';
+      first = false;
+      p = Put(p, labels.columns[i]);
+      p = PutValue(p, v, t && i < t->columns.size() ? &t->columns[i] : nullptr);
+    }
+    *p++ = '}';
+    assert(p <= out_.data() + at + bound);
+    out_.resize(static_cast<size_t>(p - out_.data()));
+    return true;
+  }
+
+  void Image(std::string_view label, RowImage image, TableLabels& labels) {
+    if (FastImage(label, image, labels)) return;
+    const TableMap* t = labels.table.get();
     if (json_) {
       out_.push_back('"');
       out_.append(label);
@@ -518,21 +858,19 @@ class Printer {
       if (v.is_absent()) continue;
       if (!first) out_.append(json_ ? "," : " ");
       first = false;
-      if (json_) {
-        AppendJsonString(ColumnName(t, i), out_);
-        out_.push_back(':');
-      } else {
-        out_.append(ColumnName(t, i));
-        out_.push_back('=');
-      }
+      out_.append(ColumnLabel(labels, i));
       ValueOut(v, t && i < t->columns.size() ? &t->columns[i] : nullptr);
     }
     out_.push_back('}');
   }
 
   void Body(const Event&, const RowsEvent& r) {
+    TableLabels& labels = Labels(r.table);
     Field("table_id", r.table_id);
-    if (r.table) TableName(*r.table);
+    if (r.table) {
+      Key("table");
+      out_.append(labels.name);
+    }
     HexField("rows_flags", r.flags);
     Field("version", static_cast<unsigned>(r.version));
     if (r.compressed) Flag("compressed");
@@ -542,7 +880,6 @@ class Printer {
     if (r.partial_before_image) Flag("partial_before_image");
     if (r.partial_after_image) Flag("partial_after_image");
     Field("rows", r.rows.size());
-    const TableMap* t = r.table.get();
     if (json_) {
       out_.append(",\"changes\":[");
       for (size_t i = 0; i < r.rows.size(); ++i) {
@@ -550,12 +887,12 @@ class Printer {
         out_.push_back('{');
         bool any = false;
         if (!r.rows[i].before.empty()) {
-          Image("before", r.rows[i].before, t);
+          Image("before", r.rows[i].before, labels);
           any = true;
         }
         if (!r.rows[i].after.empty()) {
           if (any) out_.push_back(',');
-          Image("after", r.rows[i].after, t);
+          Image("after", r.rows[i].after, labels);
         }
         out_.push_back('}');
       }
@@ -566,10 +903,10 @@ class Printer {
       out_.append(" row");
       Num(i, out_);
       out_.push_back(':');
-      if (!r.rows[i].before.empty()) Image("before", r.rows[i].before, t);
+      if (!r.rows[i].before.empty()) Image("before", r.rows[i].before, labels);
       if (!r.rows[i].after.empty()) {
         if (!r.rows[i].before.empty()) out_.push_back(' ');
-        Image("after", r.rows[i].after, t);
+        Image("after", r.rows[i].after, labels);
       }
     }
   }

@@ -24,8 +24,10 @@ struct RawEvent {
 /// event_size: the position of an event is the previous position plus the previous size
 /// (64-bit; the header's log_pos is never trusted). A size smaller than a header or larger than
 /// what is left is reported as a kCorrupt error naming the byte offset; so is a truncated tail.
-/// The file is memory-mapped (read whole when it cannot be), so views stay valid while the
-/// reader lives. Not thread-safe.
+/// A regular file is read forward through a window that always holds the whole current event
+/// (other files are read whole): the bytes of an event, and the views into them in a decoded
+/// Event, stay valid until the next call to NextRaw(), Next() or SkipTo(). The file's size is
+/// taken when it is opened. Not thread-safe.
 class FileReader {
  public:
   ~FileReader();
@@ -62,15 +64,23 @@ class FileReader {
   FileReader(std::string path, DecoderOptions options);
   Status Load();
   Status CheckMagic();
+  /// Makes the `n` bytes at file offset `at` (REQUIRES: at + n <= size_) available at
+  /// Window(at), reading forward when the window does not hold them.
+  Status Fill(uint64_t at, uint64_t n);
+  const uint8_t* Window(uint64_t at) const { return window_ + (at - window_start_); }
 
   std::string path_;
   Decoder decoder_;
-  const uint8_t* data_ = nullptr;
+  int fd_ = -1;  ///< the regular file being read through the window, else -1
   uint64_t size_ = 0;
   uint64_t position_ = 0;
-  bool mapped_ = false;
   bool framing_failed_ = false;
-  std::string owned_;  ///< file contents when not memory-mapped
+  const uint8_t* window_ = nullptr;  ///< holds the file's bytes [window_start_, + window_size_)
+  uint64_t window_start_ = 0;
+  uint64_t window_size_ = 0;
+  std::unique_ptr<uint8_t[]> buffer_;  ///< the window's storage when streaming
+  uint64_t buffer_capacity_ = 0;
+  std::string owned_;  ///< the whole file, when it is not a regular file (or from FromBytes)
 };
 
 }  // namespace chsync::binlog

@@ -1,7 +1,9 @@
 #include "binlog/file_reader.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -77,6 +79,73 @@ TEST(FileReaderTest, TruncatedHeaderNamesTheOffset) {
   auto [n, err] = ReadBytes(bytes);
   EXPECT_EQ(n, 13u);
   EXPECT_NE(err.find("truncated event header at offset 1008"), std::string::npos) << err;
+}
+
+/// Writes `bytes` to a new file under the temp directory and removes it again on destruction.
+class TempFile {
+ public:
+  explicit TempFile(const std::string& bytes) {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("chsync-file-reader-" + std::to_string(::getpid()) + "-" + std::to_string(counter_++)))
+                .string();
+    std::ofstream(path_, std::ios::binary) << bytes;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  TempFile(const TempFile&) = delete;
+  TempFile& operator=(const TempFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  static inline int counter_ = 0;
+  std::string path_;
+};
+
+// A file on disk is read through a window of about 1 MiB: events that straddle its edge and
+// events larger than it come back whole, with their positions.
+TEST(FileReaderTest, FileOnDiskGivesEveryEventWholeAcrossTheReadWindow) {
+  std::string file{'\xfe', 'b', 'i', 'n'};
+  std::vector<std::pair<uint64_t, std::string>> events;
+  size_t sizes[] = {19, 1000, 777777, 3u << 20, 25, 1u << 20, 4099, 19};
+  for (size_t k = 0; k < 300; ++k) {
+    size_t size = k < std::size(sizes) ? sizes[k] : 1000 + 37 * k;
+    std::string e(size, static_cast<char>('a' + k % 26));
+    e[4] = 0x1c;  // IGNORABLE: the reader does not decode raw events
+    for (int b = 0; b < 4; ++b) e[9 + b] = static_cast<char>((size >> (8 * b)) & 0xff);
+    events.emplace_back(file.size(), e);
+    file += e;
+  }
+  TempFile tmp(file);
+  auto r = FileReader::Open(tmp.path());
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  for (const auto& [position, bytes] : events) {
+    auto raw = (*r)->NextRaw();
+    ASSERT_TRUE(raw.ok()) << raw.error().message();
+    ASSERT_TRUE(raw->has_value());
+    EXPECT_EQ((*raw)->position, position);
+    ASSERT_EQ((*raw)->bytes.size(), bytes.size()) << "at " << position;
+    EXPECT_TRUE((*raw)->bytes == bytes) << "at " << position;
+  }
+  auto end = (*r)->NextRaw();
+  ASSERT_TRUE(end.ok());
+  EXPECT_FALSE(end->has_value());
+}
+
+TEST(FileReaderTest, TruncatedTailOfAFileOnDiskNamesTheOffset) {
+  std::string bytes = ReadFile(kEasyPost);
+  bytes.resize(1008 + 20);
+  TempFile tmp(bytes);
+  auto r = FileReader::Open(tmp.path());
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  auto [n, err] = ReadAll(**r);
+  EXPECT_EQ(n, 13u);
+  EXPECT_NE(err.find("truncated event at offset 1008"), std::string::npos) << err;
+}
+
+TEST(FileReaderTest, EmptyFileOnDiskIsNotABinlog) {
+  TempFile tmp("");
+  auto r = FileReader::Open(tmp.path());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("not a binlog file"), std::string::npos) << r.error().message();
 }
 
 TEST(FileReaderTest, EventSizeBelowHeaderIsCorrupt) {

@@ -1,5 +1,6 @@
 #include "binlog/json_binary.h"
 
+#include <array>
 #include <charconv>
 #include <cstring>
 
@@ -292,9 +293,24 @@ class JsonWriter {
 
 }  // namespace
 
+// Bytes AppendJsonString copies unchanged: all but control characters, '"' and '\\'.
+constexpr std::array<bool, 256> kJsonPlain = [] {
+  std::array<bool, 256> t{};
+  for (size_t c = 0x20; c < 256; ++c) t[c] = c != '"' && c != '\\';
+  return t;
+}();
+
 void AppendJsonString(std::string_view s, std::string& out) {
   out.push_back('"');
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    size_t plain = i;
+    while (plain < s.size() && kJsonPlain[static_cast<unsigned char>(s[plain])]) ++plain;
+    if (plain > i) {
+      out.append(s.data() + i, plain - i);
+      i = plain;
+      if (i == s.size()) break;
+    }
+    char c = s[i];
     auto u = static_cast<unsigned char>(c);
     switch (c) {
       case '"': out.append("\\\""); break;
@@ -304,15 +320,12 @@ void AppendJsonString(std::string_view s, std::string& out) {
       case '\n': out.append("\\n"); break;
       case '\r': out.append("\\r"); break;
       case '\t': out.append("\\t"); break;
-      default:
-        if (u < 0x20) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out.append("\\u00");
-          out.push_back(kHex[u >> 4]);
-          out.push_back(kHex[u & 15]);
-        } else {
-          out.push_back(c);
-        }
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        out.append("\\u00");
+        out.push_back(kHex[u >> 4]);
+        out.push_back(kHex[u & 15]);
+      }
     }
   }
   out.push_back('"');

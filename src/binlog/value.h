@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -106,5 +107,15 @@ struct Value {
 /// blobs as raw bytes, VECTOR as "[1.5,2.5]", GEOMETRY as raw bytes. NULL → "NULL",
 /// absent → "" (callers print absence themselves).
 void AppendValueText(const Value& v, std::string& out);
+
+/// Whether `kind` is a number, NULL or a temporal kind: one whose text form has a bounded length.
+bool IsFixedValueKind(ValueKind kind);
+
+/// The most bytes WriteFixedValueText writes.
+inline constexpr size_t kMaxFixedValueText = 48;
+
+/// Writes AppendValueText's form of `v` at `p` and returns the end. REQUIRES:
+/// IsFixedValueKind(v.kind) and kMaxFixedValueText bytes at `p`.
+char* WriteFixedValueText(const Value& v, char* p);
 
 }  // namespace chsync::binlog
