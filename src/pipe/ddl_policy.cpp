@@ -533,14 +533,7 @@ class Planner {
     std::string name = Backquote(column.name);
     EraseName(c.column.name);
     if (context_.policy.drop_column == SchemaPolicy::DropColumn::kPropagate) {
-      for (const std::string& alias : std::vector<std::string>(plan_.after.aliases)) {
-        // An ALIAS reading the column would keep ClickHouse from dropping it.
-        if (!plan_.after.source.columns.empty() &&
-            std::none_of(plan_.after.clickhouse_names.begin(), plan_.after.clickhouse_names.end(),
-                         [&](const auto& e) { return schema::EqualsIgnoreCase(e.first, alias); })) {
-          DropAlias(alias);
-        }
-      }
+      DropAlias(c.column.name);  // an ALIAS reading the column would keep ClickHouse from dropping it
       AddDropColumn(column.name);
       std::erase_if(in_clickhouse_,
                     [&](const std::string& n) { return schema::EqualsIgnoreCase(n, column.name); });
@@ -661,8 +654,8 @@ Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& tabl
 }
 
 std::string DestinationTable::ClickHouseName(const std::string& name) const {
-  for (const auto& [source, destination] : clickhouse_names) {
-    if (schema::EqualsIgnoreCase(source, name)) return destination;
+  for (const auto& [source_name, clickhouse_name] : clickhouse_names) {
+    if (schema::EqualsIgnoreCase(source_name, name)) return clickhouse_name;
   }
   return name;
 }

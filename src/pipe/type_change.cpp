@@ -134,20 +134,14 @@ std::string EffectiveCharset(const Column& c) {
 /// with their maximum bytes per character. big5, sjis, ujis, ucs2 and gb18030 have known
 /// differences or were not compared, and are left out: a change from them rebuilds.
 std::optional<uint32_t> ExactCharsetMaxBytes(std::string_view charset) {
-  struct Entry {
-    std::string_view name;
-    uint32_t max_bytes;
+  static constexpr std::string_view kExact[] = {
+      "utf8mb4", "utf8mb3", "ascii",  "latin1",   "latin2", "latin5", "latin7",  "cp1250",
+      "cp1251",  "cp1256",  "cp1257", "greek",    "hebrew", "koi8r",  "koi8u",   "tis620",
+      "cp850",   "cp852",   "cp866",  "macroman", "macce",  "hp8",    "dec8",    "armscii8",
+      "gbk",     "gb2312",  "cp932",  "eucjpms",  "euckr",  "utf16",  "utf16le",
   };
-  static constexpr Entry kExact[] = {
-      {"utf8mb4", 4}, {"utf8mb3", 3},  {"ascii", 1},  {"latin1", 1},  {"latin2", 1}, {"latin5", 1},
-      {"latin7", 1},  {"cp1250", 1},   {"cp1251", 1}, {"cp1256", 1},  {"cp1257", 1}, {"greek", 1},
-      {"hebrew", 1},  {"koi8r", 1},    {"koi8u", 1},  {"tis620", 1},  {"cp850", 1},  {"cp852", 1},
-      {"cp866", 1},   {"macroman", 1}, {"macce", 1},  {"hp8", 1},     {"dec8", 1},   {"armscii8", 1},
-      {"gbk", 2},     {"gb2312", 2},   {"cp932", 2},  {"eucjpms", 3}, {"euckr", 2},  {"utf16", 4},
-      {"utf16le", 4},
-  };
-  for (const Entry& e : kExact) {
-    if (e.name == charset) return e.max_bytes;
+  for (std::string_view name : kExact) {
+    if (name == charset) return schema::CharsetMaxBytes(charset);
   }
   return std::nullopt;
 }
@@ -410,6 +404,15 @@ TypeChangeVerdict ClassifyTypeChange(const schema::Column& old_column, const sch
                    effect.reason + "; this ClickHouse cannot MODIFY a column to Nullable");
   }
   return Verdict(Kind::kModify, o, n, effect.reason + "; MODIFY COLUMN " + om.type + " → " + nm.type);
+}
+
+std::string_view TypeChangeKindName(TypeChangeVerdict::Kind kind) {
+  switch (kind) {
+    case TypeChangeVerdict::Kind::kUnchanged: return "kUnchanged";
+    case TypeChangeVerdict::Kind::kModify: return "kModify";
+    case TypeChangeVerdict::Kind::kRebuild: return "kRebuild";
+  }
+  return "?";
 }
 
 }  // namespace chsync::pipe

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "clickhouse/capabilities.h"
 #include "schema/table_schema.h"
@@ -28,6 +29,9 @@ struct TypeChangeVerdict {
   /// value fits in BIGINT"; "DATETIME(6) → DATETIME(0): the source rounded the fractional seconds").
   std::string reason;
 };
+
+/// "kUnchanged", "kModify" or "kRebuild".
+std::string_view TypeChangeKindName(TypeChangeVerdict::Kind kind);
 
 /// Classifies the change of `old_column` into `new_column` (same column, as the schema tracker
 /// reports a kColumnModified). `strict_mode` says whether the statement ran with

@@ -12,11 +12,7 @@ namespace chsync::pipe {
 
 /// Verdict kinds by name in test failures.
 void PrintTo(TypeChangeVerdict::Kind kind, std::ostream* out) {
-  switch (kind) {
-    case TypeChangeVerdict::Kind::kUnchanged: *out << "kUnchanged"; return;
-    case TypeChangeVerdict::Kind::kModify: *out << "kModify"; return;
-    case TypeChangeVerdict::Kind::kRebuild: *out << "kRebuild"; return;
-  }
+  *out << TypeChangeKindName(kind);
 }
 
 namespace {

@@ -96,32 +96,10 @@ std::vector<uint8_t> AcceptedWireTypes(ColumnType type) {
   return {};
 }
 
-/// Maximum bytes per character of a character set (MAXLEN in information_schema.CHARACTER_SETS,
-/// MySQL 5.7–9.x and MariaDB), or nullopt for one we do not know.
-std::optional<uint32_t> MaxBytesPerChar(std::string_view charset) {
-  struct Entry {
-    std::string_view name;
-    uint32_t max_bytes;
-  };
-  static constexpr Entry kCharsets[] = {
-      {"armscii8", 1}, {"ascii", 1},   {"big5", 2},   {"binary", 1},  {"cp1250", 1},  {"cp1251", 1},
-      {"cp1256", 1},   {"cp1257", 1},  {"cp850", 1},  {"cp852", 1},   {"cp866", 1},   {"cp932", 2},
-      {"dec8", 1},     {"eucjpms", 3}, {"euckr", 2},  {"gb18030", 4}, {"gb2312", 2},  {"gbk", 2},
-      {"geostd8", 1},  {"greek", 1},   {"hebrew", 1}, {"hp8", 1},     {"keybcs2", 1}, {"koi8r", 1},
-      {"koi8u", 1},    {"latin1", 1},  {"latin2", 1}, {"latin5", 1},  {"latin7", 1},  {"macce", 1},
-      {"macroman", 1}, {"sjis", 2},    {"swe7", 1},   {"tis620", 1},  {"ucs2", 2},    {"ujis", 3},
-      {"utf16", 4},    {"utf16le", 4}, {"utf32", 4},  {"utf8mb3", 3}, {"utf8mb4", 4},
-  };
-  for (const Entry& e : kCharsets) {
-    if (e.name == charset) return e.max_bytes;
-  }
-  return std::nullopt;
-}
-
 /// Maximum bytes per character of a character column: its charset, else its collation's.
 std::optional<uint32_t> ColumnMaxBytesPerChar(const Column& c) {
-  if (auto n = MaxBytesPerChar(CanonicalCharset(c.charset))) return n;
-  if (!c.collation.empty()) return MaxBytesPerChar(CharsetOfCollation(c.collation));
+  if (auto n = CharsetMaxBytes(CanonicalCharset(c.charset))) return n;
+  if (!c.collation.empty()) return CharsetMaxBytes(CharsetOfCollation(c.collation));
   return std::nullopt;
 }
 
@@ -141,7 +119,7 @@ uint32_t SetPackLength(size_t members) {
 /// The metadata a server writes in a TABLE_MAP for column `c` sent as wire type `wire` (already
 /// accepted for the column's type), packed as binlog::ColumnInfo::metadata holds it. nullopt
 /// where it cannot be computed reliably, and the column's metadata is then not checked:
-/// - CHAR/VARCHAR whose character set (and collation) is not known, or not in MaxBytesPerChar;
+/// - CHAR/VARCHAR whose character set (and collation) is not known, or not in CharsetMaxBytes;
 /// - ENUM/SET without known members;
 /// - the legacy VAR_STRING wire type (pre-5.0 VARCHAR), and ENUM/SET sent as their own wire types
 ///   (servers send them as STRING), whose packing we have never seen written;
@@ -254,6 +232,26 @@ std::string DescribeMetadata(uint8_t wire, uint16_t metadata) {
 }
 
 }  // namespace
+
+std::optional<uint32_t> CharsetMaxBytes(std::string_view charset) {
+  struct Entry {
+    std::string_view name;
+    uint32_t max_bytes;
+  };
+  static constexpr Entry kCharsets[] = {
+      {"armscii8", 1}, {"ascii", 1},   {"big5", 2},   {"binary", 1},  {"cp1250", 1},  {"cp1251", 1},
+      {"cp1256", 1},   {"cp1257", 1},  {"cp850", 1},  {"cp852", 1},   {"cp866", 1},   {"cp932", 2},
+      {"dec8", 1},     {"eucjpms", 3}, {"euckr", 2},  {"gb18030", 4}, {"gb2312", 2},  {"gbk", 2},
+      {"geostd8", 1},  {"greek", 1},   {"hebrew", 1}, {"hp8", 1},     {"keybcs2", 1}, {"koi8r", 1},
+      {"koi8u", 1},    {"latin1", 1},  {"latin2", 1}, {"latin5", 1},  {"latin7", 1},  {"macce", 1},
+      {"macroman", 1}, {"sjis", 2},    {"swe7", 1},   {"tis620", 1},  {"ucs2", 2},    {"ujis", 3},
+      {"utf16", 4},    {"utf16le", 4}, {"utf32", 4},  {"utf8mb3", 3}, {"utf8mb4", 4},
+  };
+  for (const Entry& e : kCharsets) {
+    if (e.name == charset) return e.max_bytes;
+  }
+  return std::nullopt;
+}
 
 Status Tracker::CheckTableMap(const TableMapColumns& map) const {
   const TableSchema* table = Find(map.database, map.table);

@@ -195,5 +195,8 @@ std::string CanonicalCharset(std::string_view charset);
 std::string CanonicalCollation(std::string_view collation);
 /// The character set of a collation ("utf8mb4_general_ci" → "utf8mb4", "binary" → "binary").
 std::string CharsetOfCollation(std::string_view collation);
+/// Maximum bytes per character of a character set (MAXLEN in information_schema.CHARACTER_SETS,
+/// MySQL 5.7–9.x and MariaDB; canonical name), or nullopt for one chsync does not know.
+std::optional<uint32_t> CharsetMaxBytes(std::string_view charset);
 
 }  // namespace chsync::schema
