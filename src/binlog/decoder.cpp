@@ -7,6 +7,7 @@
 
 #include "binlog/compression.h"
 #include "binlog/event_parsers.h"
+#include "binlog/hires_temporal.h"
 
 namespace chsync::binlog {
 namespace {
@@ -191,7 +192,8 @@ struct Decoder::Context {
   bool in_payload = false;
 };
 
-Decoder::Decoder(DecoderOptions options) : options_(std::move(options)) {}
+Decoder::Decoder(DecoderOptions options)
+    : options_(std::move(options)), partial_(options_.max_uncompressed_size) {}
 
 ChecksumAlgorithm Decoder::checksum() const {
   return format_ ? format_->checksum : options_.checksum_before_format;
@@ -208,6 +210,7 @@ void Decoder::Reset() {
   encrypted_ = false;
   tables_.clear();
   clear_tables_before_next_map_ = false;
+  partial_.Reset();
 }
 
 Result<EventHeader> Decoder::PeekHeader(std::string_view bytes, uint64_t position) const {
@@ -247,6 +250,10 @@ Result<Event> Decoder::DecodeOne(std::string_view bytes, uint64_t position, bool
   }
   Event ev;
   CHSYNC_ASSIGN_OR_RETURN(ev.header, PeekHeader(bytes, position));
+  if (!in_payload && ev.header.type != EventType::kMariaPartialRowData) {
+    // A rows event split into PARTIAL_ROW_DATA fragments must not be cut short.
+    CHSYNC_RETURN_IF_ERROR(partial_.BeforeOtherEvent(ev.header.type, file_, position));
+  }
   ev.file = file_;
   ev.position = position;
   if (ev.header.event_size != bytes.size()) {
@@ -366,6 +373,30 @@ Status Decoder::DecodeFormatDescription(Context& ctx, Event& ev) {
   return Status::Ok();
 }
 
+namespace {
+
+/// A rows event of a MariaDB table whose TIME/DATETIME/TIMESTAMP columns have no precision in
+/// their TABLE_MAP may hold MariaDB 5.3 "hires" values, whose width only the schema knows: say
+/// so, since the error itself then names whichever later column the misread bytes reached.
+Error HiresHint(Error error, const RowsEvent& rows) {
+  if (rows.table == nullptr) return error;
+  std::string names;
+  for (const ColumnInfo& c : rows.table->columns) {
+    if (!IsOldTemporalType(c.type) || c.metadata != 0) continue;
+    names += names.empty() ? "" : ", ";
+    names += c.name.empty() ? "@" + std::to_string(&c - rows.table->columns.data() + 1) : std::string(c.name);
+  }
+  if (names.empty()) return error;
+  return error.AddContext("table " + std::string(rows.table->database) + "." +
+                          std::string(rows.table->table) +
+                          " has TIME/DATETIME/TIMESTAMP columns without a precision in the binlog (" + names +
+                          "): if SHOW CREATE TABLE marks them /* mariadb-5.3 */ (created with "
+                          "mysql56_temporal_format=OFF), only the schema knows their values' width, which "
+                          "`chsync tail` and the pipe read from the server");
+}
+
+}  // namespace
+
 Status Decoder::DecodeBody(Context& ctx, Event& ev) {
   ByteReader& r = ctx.body;
   EventType type = ev.header.type;
@@ -474,6 +505,7 @@ Status Decoder::DecodeBody(Context& ctx, Event& ev) {
       CHSYNC_ASSIGN_OR_RETURN(
           std::shared_ptr<TableMap> t,
           internal::ParseTableMap(r, post_header(8), format_ && format_->mariadb, &options_.decode_rows_of));
+      if (options_.complete_table_map) CHSYNC_RETURN_IF_ERROR(options_.complete_table_map(*t));
       if (clear_tables_before_next_map_) {
         tables_.clear();
         clear_tables_before_next_map_ = false;
@@ -503,8 +535,12 @@ Status Decoder::DecodeBody(Context& ctx, Event& ev) {
                 static_cast<uint8_t>(type) >= 169;
       RowsEvent rows;
       internal::ValueContext vctx{arena_, scratch_, options_.max_uncompressed_size, &options_.decode_rows_of};
-      CHSYNC_RETURN_IF_ERROR(internal::ParseRows(
-          r, type, post_header(v2 ? 10 : 8), [this](uint64_t id) { return FindTable(id); }, vctx, rows));
+      Status parsed = internal::ParseRows(
+          r, type, post_header(v2 ? 10 : 8), [this](uint64_t id) { return FindTable(id); }, vctx, rows);
+      if (!parsed.ok()) {
+        Error e = std::move(parsed).error();
+        return format_ && format_->mariadb ? HiresHint(std::move(e), rows) : e;
+      }
       if (rows.flags & kRowsFlagStmtEnd) clear_tables_before_next_map_ = true;
       ev.body = std::move(rows);
       return Status::Ok();
@@ -568,6 +604,7 @@ Status Decoder::DecodeBody(Context& ctx, Event& ev) {
       return Status::Ok();
     }
     case EventType::kTransactionPayload: return DecodePayload(ctx, ev);
+    case EventType::kMariaPartialRowData: return DecodePartialRowData(ctx, ev);
     case EventType::kMariaAnnotateRows: ev.body = AnnotateRowsEvent{r.ReadRest()}; return Status::Ok();
     case EventType::kMariaBinlogCheckpoint: {
       CHSYNC_ASSIGN_OR_RETURN(uint32_t len, r.ReadU32("checkpoint file name length"));
@@ -903,6 +940,35 @@ Status Decoder::DecodePayload(Context& ctx, Event& ev) {
     e->payload_index = index++;
     p.events.push_back(std::move(e).value());
     pos += size;
+  }
+  ev.body = std::move(p);
+  return Status::Ok();
+}
+
+Status Decoder::DecodePartialRowData(Context& ctx, Event& ev) {
+  if (ctx.in_payload) return ctx.body.Corrupt("PARTIAL_ROW_DATA inside a TRANSACTION_PAYLOAD");
+  CHSYNC_ASSIGN_OR_RETURN(PartialRowsFragment f, ParsePartialRowsFragment(ctx.body));
+  PartialRowDataEvent p;
+  p.total = f.total;
+  p.sequence = f.sequence;
+  p.flags = f.flags;
+  p.original_size = f.original_size;
+  p.chunk_size = f.chunk.size();
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<ReassembledRowsEvent> done,
+                          partial_.Add(f, file_, ev.position, checksum()));
+  if (done) {
+    // The joined event has no checksum (removed if it had one): decode it like an event of a
+    // TRANSACTION_PAYLOAD, at the group's first position so that positions derived from its
+    // rows (row versions) stay within the group's bytes.
+    Result<Event> inner = DecodeOne(done->event, done->first_position, /*in_payload=*/true);
+    if (!inner.ok()) {
+      return std::move(inner).error().AddContext(
+          "in the " + std::string(EventTypeName(done->type)) + " event reassembled from " +
+          std::to_string(done->fragments) + " PARTIAL_ROW_DATA fragments that began at " +
+          std::string(done->first_file) + ":" + std::to_string(done->first_position));
+    }
+    inner->checksum_verified = done->had_checksum && options_.verify_checksums;
+    p.events.push_back(std::move(inner).value());
   }
   ev.body = std::move(p);
   return Status::Ok();

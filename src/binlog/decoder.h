@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "binlog/event.h"
+#include "binlog/partial_rows.h"
 #include "binlog/text_arena.h"
 #include "common/result.h"
 
@@ -32,6 +33,10 @@ struct DecoderOptions {
   /// no optional metadata (a replica skips tables it does not replicate this way, cheaply, and a
   /// flaw in their metadata does not stop it).
   std::function<bool(const TableMap&)> decode_rows_of;
+  /// When set, called with each TABLE_MAP before it is cached for the rows events that follow, to
+  /// supply what the event leaves out: the precision of MariaDB 5.3 hires TIME/DATETIME/TIMESTAMP
+  /// columns (binlog/hires_temporal.h, SetHiresPrecision). An error fails the TABLE_MAP's decoding.
+  std::function<Status(TableMap&)> complete_table_map;
 };
 
 /// A stateful binlog event decoder: bytes of one event in, one typed Event out. No I/O.
@@ -84,6 +89,7 @@ class Decoder {
   Status DecodePreviousGtids(Context& ctx, Event& event);
   Status DecodeMariaGtid(Context& ctx, Event& event);
   Status DecodePayload(Context& ctx, Event& event);
+  Status DecodePartialRowData(Context& ctx, Event& event);
 
   DecoderOptions options_;
   std::string file_;
@@ -94,6 +100,8 @@ class Decoder {
   /// Set after a rows event with STMT_END_F: the statement's table maps are done with.
   bool clear_tables_before_next_map_ = false;
   TextArena arena_;
+  /// Fragments of a MariaDB PARTIAL_ROW_DATA group being joined (bounded by max_uncompressed_size).
+  PartialRowsAssembler partial_;
   std::string scratch_;
 };
 

@@ -59,6 +59,7 @@ std::string_view EventTypeName(EventType type) {
     case EventType::kMariaWriteRowsCompressed: return "WRITE_ROWS_COMPRESSED";
     case EventType::kMariaUpdateRowsCompressed: return "UPDATE_ROWS_COMPRESSED";
     case EventType::kMariaDeleteRowsCompressed: return "DELETE_ROWS_COMPRESSED";
+    case EventType::kMariaPartialRowData: return "PARTIAL_ROW_DATA";
   }
   return "UNKNOWN";
 }

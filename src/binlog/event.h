@@ -72,6 +72,7 @@ enum class EventType : uint8_t {
   kMariaWriteRowsCompressed = 169,
   kMariaUpdateRowsCompressed = 170,
   kMariaDeleteRowsCompressed = 171,
+  kMariaPartialRowData = 172,
 };
 
 /// "QUERY", "WRITE_ROWS_V2", "MARIA_GTID", …; "UNKNOWN" for a code not listed above.
@@ -319,6 +320,22 @@ struct TransactionPayloadEvent {
   std::vector<Event> events;
 };
 
+/// MariaDB PARTIAL_ROW_DATA_EVENT (12.3+, MDEV-32570): one fragment of a rows event larger than
+/// binlog_row_event_fragment_threshold (format: binlog/partial_rows.h). The fragment that
+/// completes its group carries the reassembled rows event, decoded, in `events` (one element);
+/// the other fragments carry none. That rows event has the position of the group's FIRST
+/// fragment (its rows lie in the bytes from there to the last fragment's end), its own header
+/// (type WRITE_ROWS_V1, …; event_size of the reassembled event, without checksum) and views
+/// valid until the next Decode() call, like any event.
+struct PartialRowDataEvent {
+  uint32_t total = 0;     ///< fragments in the group
+  uint32_t sequence = 0;  ///< this fragment's number, 1-based
+  uint8_t flags = 0;      ///< kPartialRowsFlagOrigEventSize (0x01) on fragment 1
+  std::optional<uint64_t> original_size;
+  uint64_t chunk_size = 0;  ///< bytes of the original event this fragment carries
+  std::vector<Event> events;
+};
+
 struct RowsQueryEvent {
   std::string_view query;
 };
@@ -393,7 +410,7 @@ using EventBody =
                  IntvarEvent, RandEvent, UserVarEvent, TableMapEvent, RowsEvent, GtidEvent,
                  PreviousGtidsEvent, TransactionPayloadEvent, RowsQueryEvent, HeartbeatEvent, IncidentEvent,
                  XaPrepareEvent, StopEvent, MariaGtidEvent, MariaGtidListEvent, BinlogCheckpointEvent,
-                 AnnotateRowsEvent, StartEncryptionEvent>;
+                 AnnotateRowsEvent, StartEncryptionEvent, PartialRowDataEvent>;
 
 /// One decoded event. Views inside it point into the bytes given to Decoder::Decode() or into
 /// the Decoder's scratch storage: valid until the next Decode() call on that decoder.

@@ -1,5 +1,6 @@
 #include "binlog/event_printer.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cassert>
@@ -8,7 +9,12 @@
 #include <cstring>
 #include <memory>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "binlog/json_binary.h"
+#include "binlog/partial_rows.h"
 
 namespace chsync::binlog {
 namespace {
@@ -48,6 +54,13 @@ size_t Utf8Length(std::string_view s, size_t i) {
 
 bool IsUtf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
+#if defined(__SSE2__)
+    // Sixteen ASCII bytes at a time.
+    while (s.size() - i >= 16 &&
+           _mm_movemask_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i))) == 0) {
+      i += 16;
+    }
+#endif
     // Eight ASCII bytes at a time.
     while (s.size() - i >= 8) {
       uint64_t word;
@@ -120,17 +133,102 @@ void Quote(std::string_view s, std::string& out) {
 
 // --- Writers into memory the caller has made room for; each returns the end of what it wrote.
 
+constexpr char kDigitPairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+// The two digits of `v` (below 100).
+const char* Pair(uint32_t v) {
+  return kDigitPairs + 2 * static_cast<size_t>(v);
+}
+
+// `v` (below 10^4) as exactly four digits.
+char* Put4Digits(char* p, uint32_t v) {
+  std::memcpy(p, Pair(v / 100), 2);
+  std::memcpy(p + 2, Pair(v % 100), 2);
+  return p + 4;
+}
+
+// `v` (below 10^8) as exactly eight digits: two independent halves.
+char* Put8Digits(char* p, uint32_t v) {
+  Put4Digits(p, v / 10000);
+  return Put4Digits(p + 4, v % 10000);
+}
+
+// `v` (below 10^4) without leading zeros.
+char* PutSmall(char* p, uint32_t v) {
+  if (v < 10) {
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  if (v < 100) {
+    std::memcpy(p, Pair(v), 2);
+    return p + 2;
+  }
+  uint32_t high = v / 100;
+  if (high < 10) {
+    *p++ = static_cast<char>('0' + high);
+  } else {
+    std::memcpy(p, Pair(high), 2);
+    p += 2;
+  }
+  std::memcpy(p, Pair(v % 100), 2);
+  return p + 2;
+}
+
+// std::to_chars' decimal text of `v`: split into groups of four and eight digits whose pairs
+// are independent (rather than one long chain of divisions), in 32-bit arithmetic.
+char* PutUint32(char* p, uint32_t v) {
+  if (v < 10000) return PutSmall(p, v);
+  if (v < 100000000) return Put4Digits(PutSmall(p, v / 10000), v % 10000);
+  return Put8Digits(PutSmall(p, v / 100000000), v % 100000000);
+}
+
+char* PutUint(char* p, uint64_t v) {
+  if (v <= UINT32_MAX) return PutUint32(p, static_cast<uint32_t>(v));
+  if (v >= 10000000000000000ULL) return std::to_chars(p, p + 20, v).ptr;
+  return Put8Digits(PutUint32(p, static_cast<uint32_t>(v / 100000000)), static_cast<uint32_t>(v % 100000000));
+}
+
+char* PutInt(char* p, int64_t v) {
+  if (v >= 0) return PutUint(p, static_cast<uint64_t>(v));
+  *p++ = '-';
+  return PutUint(p, uint64_t{0} - static_cast<uint64_t>(v));
+}
+
 char* Put(char* p, std::string_view s) {
   std::memcpy(p, s.data(), s.size());
   return p + s.size();
 }
 
+// The two upper-case hex digits of every byte value.
+constexpr std::array<char, 512> kHexPairs = [] {
+  constexpr char kHex[] = "0123456789ABCDEF";
+  std::array<char, 512> t{};
+  for (size_t b = 0; b < 256; ++b) {
+    t[2 * b] = kHex[b >> 4];
+    t[2 * b + 1] = kHex[b & 15];
+  }
+  return t;
+}();
+
 char* PutHex(char* p, std::string_view bytes) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
+#if defined(__SSE2__)
+  // Eight bytes at a time: their sixteen nibbles in order, each + '0', + 7 more above 9.
+  while (bytes.size() >= 8) {
+    __m128i in = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(bytes.data()));
+    __m128i mask = _mm_set1_epi8(0x0f);
+    __m128i nibbles = _mm_unpacklo_epi8(_mm_and_si128(_mm_srli_epi16(in, 4), mask), _mm_and_si128(in, mask));
+    __m128i letters = _mm_and_si128(_mm_cmpgt_epi8(nibbles, _mm_set1_epi8(9)), _mm_set1_epi8(7));
+    __m128i text = _mm_add_epi8(_mm_add_epi8(nibbles, _mm_set1_epi8('0')), letters);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), text);
+    p += 16;
+    bytes.remove_prefix(8);
+  }
+#endif
   for (char c : bytes) {
-    auto u = static_cast<uint8_t>(c);
-    p[0] = kHex[u >> 4];
-    p[1] = kHex[u & 15];
+    std::memcpy(p, kHexPairs.data() + 2 * static_cast<size_t>(static_cast<uint8_t>(c)), 2);
     p += 2;
   }
   return p;
@@ -152,8 +250,59 @@ constexpr uint64_t AnyAbove(uint64_t w, uint8_t n) {
 // Quote's output (at most 4 * size + 2 bytes).
 char* PutQuoted(char* p, std::string_view s) {
   *p++ = '\'';
+  char* const body = p;
   for (size_t i = 0; i < s.size();) {
+    // The tail, when all so far was copied as is (as many bytes written as read, so the output
+    // holds the input): the last 16 (or 8) bytes of the input are checked at once, and when the
+    // tail needs no care they are stored over their copy, which ends the string.
+    size_t rem = s.size() - i;
+#if defined(__SSE2__)
+    if (rem < 16 && s.size() >= 16 && static_cast<size_t>(p - body) == i) {
+      __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + s.size() - 16));
+      __m128i special = _mm_or_si128(
+          _mm_or_si128(_mm_cmplt_epi8(w, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(w, _mm_set1_epi8(0x7f))),
+          _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('\\')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))));
+      if ((static_cast<unsigned>(_mm_movemask_epi8(special)) >> (16 - rem)) == 0) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p - (16 - rem)), w);
+        p += rem;
+        break;
+      }
+    }
+#endif
+    if (rem < 8 && s.size() >= 8 && static_cast<size_t>(p - body) == i) {
+      // The masks flag every byte that needs care (false flags only above a true one).
+      uint64_t w;
+      std::memcpy(&w, s.data() + s.size() - 8, 8);
+      uint64_t special =
+          AnyBelow(w, 0x20) | AnyAbove(w, 0x7e) | AnyZero(w ^ (kOnes * '\\')) | AnyZero(w ^ (kOnes * '\''));
+      if ((special >> (8 * (8 - rem))) == 0) {
+        std::memcpy(p - (8 - rem), &w, 8);
+        p += rem;
+        break;
+      }
+    }
+#if defined(__SSE2__)
+    if (rem >= 16) {
+      // As below, sixteen bytes at a time: as signed bytes, those below 0x20 are the control
+      // bytes and every byte above 0x7f.
+      __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+      __m128i special = _mm_or_si128(
+          _mm_or_si128(_mm_cmplt_epi8(w, _mm_set1_epi8(0x20)), _mm_cmpeq_epi8(w, _mm_set1_epi8(0x7f))),
+          _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('\\')), _mm_cmpeq_epi8(w, _mm_set1_epi8('\''))));
+      auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p), w);
+      if (mask == 0) {
+        p += 16;
+        i += 16;
+        continue;
+      }
+      size_t plain = static_cast<size_t>(std::countr_zero(mask));
+      p += plain;
+      i += plain;
+    } else if (s.size() - i >= 8) {
+#else
     if (s.size() - i >= 8) {
+#endif
       // Copies the eight bytes (the output has room: each byte may take four) and keeps those
       // before the first that needs care; the lowest flag of the masks is exact.
       uint64_t w;
@@ -208,7 +357,28 @@ char* PutQuoted(char* p, std::string_view s) {
 char* PutJsonString(char* p, std::string_view s) {
   *p++ = '"';
   for (size_t i = 0; i < s.size(); ++i) {
+#if defined(__SSE2__)
+    if (s.size() - i >= 16) {
+      // As below, sixteen bytes at a time (control bytes: 0 to 0x1f as signed bytes).
+      __m128i w = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+      __m128i control =
+          _mm_and_si128(_mm_cmplt_epi8(w, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(w, _mm_set1_epi8(-1)));
+      __m128i special = _mm_or_si128(control, _mm_or_si128(_mm_cmpeq_epi8(w, _mm_set1_epi8('"')),
+                                                           _mm_cmpeq_epi8(w, _mm_set1_epi8('\\'))));
+      auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(p), w);
+      if (mask == 0) {
+        p += 16;
+        i += 15;
+        continue;
+      }
+      size_t plain = static_cast<size_t>(std::countr_zero(mask));
+      p += plain;
+      i += plain;
+    } else if (s.size() - i >= 8) {
+#else
     if (s.size() - i >= 8) {
+#endif
       // As in PutQuoted (each byte may take six).
       uint64_t w;
       std::memcpy(&w, s.data() + i, 8);
@@ -358,22 +528,38 @@ void StrValueTo(bool json, std::string_view v, std::string& out) {
 /// and each column's label (text: `name=`; JSON: `"name":`). Holds the map so that its address
 /// keeps naming it.
 struct TableLabels {
+  /// What FastImage needs of one column, worked out once per table.
+  struct Column {
+    const ColumnInfo* info = nullptr;  ///< null when the map has no such column
+    /// Room for the label, the separator and any value of the column but the text of strings,
+    /// DECIMAL and JSON (which FastImage adds per value).
+    size_t bound = 0;
+    uint8_t label_size = 0;  ///< the label's length; above kLabelSlot: use `columns`
+    std::array<char, 24> label{};
+  };
+  static constexpr size_t kLabelSlot = 24;
   std::shared_ptr<const TableMap> table;
   bool json = false;
   std::string name;
   std::vector<std::string> columns;
+  std::vector<Column> plan;
 };
 
 class Printer {
  public:
   Printer(PrintFormat format, std::string& out) : json_(format == PrintFormat::kJson), out_(out) {}
 
-  void Print(const Event& e) {
+  void Print(const Event& e, bool reassembled = false) {
     Begin(e);
+    if (reassembled) Flag("reassembled");
     std::visit([&](const auto& body) { Body(e, body); }, e.body);
     End();
     if (const auto* p = std::get_if<TransactionPayloadEvent>(&e.body)) {
       for (const Event& inner : p->events) Print(inner);
+    }
+    if (const auto* p = std::get_if<PartialRowDataEvent>(&e.body)) {
+      // The last fragment of a group carries the rows event joined from all of them.
+      for (const Event& inner : p->events) Print(inner, /*reassembled=*/true);
     }
   }
 
@@ -706,6 +892,7 @@ class Printer {
       cache.table = table;
       cache.json = json_;
       cache.columns.clear();
+      cache.plan.clear();
       cache.name.clear();
       if (table) StrValueTo(json_, table->database + "." + table->table, cache.name);
     }
@@ -733,27 +920,7 @@ class Printer {
     return labels.columns[i];
   }
 
-  /// The most bytes PutValue writes for `v`, or SIZE_MAX when ValueOut must print it.
-  size_t ValueBound(const Value& v, const ColumnInfo* c) const {
-    switch (v.kind) {
-      case ValueKind::kAbsent: return 0;
-      case ValueKind::kString: return json_ ? 6 * v.text.size() + 10 : 4 * v.text.size() + 4;
-      case ValueKind::kGeometry: return 2 * v.text.size() + 10;
-      case ValueKind::kJson:
-      case ValueKind::kJsonDiff: return json_ ? v.text.size() + 16 : 4 * v.text.size() + 8;
-      case ValueKind::kDecimal: return 6 * v.text.size() + 2;
-      case ValueKind::kEnum:
-        if (c && v.u >= 1 && v.u <= c->enum_values.size()) {
-          return kMaxFixedValueText + 2 + StrBound(json_, c->enum_values[v.u - 1].size());
-        }
-        return kMaxFixedValueText;
-      case ValueKind::kSet:
-      case ValueKind::kVector: return SIZE_MAX;
-      default: return kMaxFixedValueText + 2;
-    }
-  }
-
-  /// ValueOut into memory with ValueBound(v, c) bytes of room.
+  /// ValueOut into memory with room for it (see FastImage), for all kinds but SET and VECTOR.
   char* PutValue(char* p, const Value& v, const ColumnInfo* c) const {
     switch (v.kind) {
       case ValueKind::kString:
@@ -809,40 +976,93 @@ class Printer {
     }
   }
 
-  /// Image() in one piece when every value has a bound; false (nothing written) otherwise.
-  bool FastImage(std::string_view label, RowImage image, TableLabels& labels) {
+  /// The plan of the first `n` columns of `labels`' table.
+  static void Plan(TableLabels& labels, size_t n, bool json) {
     const TableMap* t = labels.table.get();
+    if (n > 0) ColumnLabel(labels, n - 1);
+    while (labels.plan.size() < n) {
+      size_t i = labels.plan.size();
+      TableLabels::Column c;
+      c.info = t && i < t->columns.size() ? &t->columns[i] : nullptr;
+      const std::string& label = labels.columns[i];
+      c.label_size = static_cast<uint8_t>(std::min<size_t>(label.size(), TableLabels::kLabelSlot + 1));
+      std::memcpy(c.label.data(), label.data(), std::min(label.size(), TableLabels::kLabelSlot));
+      size_t enum_bound = 0;
+      if (c.info) {
+        for (const std::string& e : c.info->enum_values)
+          enum_bound = std::max(enum_bound, StrBound(json, e.size()));
+      }
+      c.bound =
+          std::max(label.size(), TableLabels::kLabelSlot) + 1 + kMaxFixedValueText + 2 + enum_bound + 16;
+      labels.plan.push_back(c);
+    }
+  }
+
+  /// Image() in one piece when every value has a bound; false (nothing written) otherwise.
+  bool FastImage(std::string_view label, RowImage image, TableLabels& labels, size_t& end) {
+    if (labels.plan.size() < image.size()) Plan(labels, image.size(), json_);
+    const TableLabels::Column* plan = labels.plan.data();
+    // Strings, DECIMAL and JSON take at most six bytes per byte of text (JSON escapes), on top
+    // of the column's bound.
+    size_t text = 0;
     size_t bound = label.size() + 8;
     for (size_t i = 0; i < image.size(); ++i) {
       const Value& v = image[i];
-      if (v.is_absent()) continue;
-      size_t b = ValueBound(v, t && i < t->columns.size() ? &t->columns[i] : nullptr);
-      if (b == SIZE_MAX) return false;
-      bound += b + 1 + ColumnLabel(labels, i).size();
+      if (v.kind == ValueKind::kSet || v.kind == ValueKind::kVector) return false;
+      text += v.text.size();
+      bound += plan[i].bound;
     }
-    size_t at = out_.size();
-    out_.resize(at + bound);
-    char* p = out_.data() + at;
+    bound += 6 * text;
+    char* const start = Room(end, bound);
+    char* p = start;
     if (json_) *p++ = '"';
     p = Put(p, label);
     p = Put(p, json_ ? "\":{" : "={");
+    const char separator = json_ ? ',' : ' ';
     bool first = true;
     for (size_t i = 0; i < image.size(); ++i) {
       const Value& v = image[i];
       if (v.is_absent()) continue;
-      if (!first) *p++ = json_ ? ',' : ' ';
+      if (!first) *p++ = separator;
       first = false;
-      p = Put(p, labels.columns[i]);
-      p = PutValue(p, v, t && i < t->columns.size() ? &t->columns[i] : nullptr);
+      const TableLabels::Column& c = plan[i];
+      if (c.label_size <= TableLabels::kLabelSlot) {
+        // The whole slot: the room is there, and a fixed-size copy is a pair of moves.
+        std::memcpy(p, c.label.data(), TableLabels::kLabelSlot);
+        p += c.label_size;
+      } else {
+        p = Put(p, labels.columns[i]);
+      }
+      switch (v.kind) {
+        case ValueKind::kInt: p = PutInt(p, v.i); break;
+        case ValueKind::kUint: p = PutUint(p, v.u); break;
+        default: p = PutValue(p, v, c.info);
+      }
     }
     *p++ = '}';
-    assert(p <= out_.data() + at + bound);
-    out_.resize(static_cast<size_t>(p - out_.data()));
+    assert(p <= start + bound);
+    end += static_cast<size_t>(p - start);
     return true;
   }
 
-  void Image(std::string_view label, RowImage image, TableLabels& labels) {
-    if (FastImage(label, image, labels)) return;
+  /// `n` bytes of room at `end` (the end of what is written) in out_. Rows print this way: the
+  /// room one row image did not use serves the next, so out_'s zero-filling of new room costs
+  /// about one pass over the output (rather than one over each image's bound), and out_ is cut
+  /// back to `end` when the rows are done.
+  char* Room(size_t end, size_t n) {
+    if (out_.size() - end < n) out_.resize(end + n);
+    return out_.data() + end;
+  }
+
+  /// Writes `s` at `end`, which moves past it.
+  void Raw(size_t& end, std::string_view s) {
+    std::memcpy(Room(end, s.size()), s.data(), s.size());
+    end += s.size();
+  }
+
+  void Image(std::string_view label, RowImage image, TableLabels& labels, size_t& end) {
+    if (FastImage(label, image, labels, end)) return;
+    out_.resize(end);
     const TableMap* t = labels.table.get();
     if (json_) {
       out_.push_back('"');
@@ -862,6 +1082,7 @@ class Printer {
       ValueOut(v, t && i < t->columns.size() ? &t->columns[i] : nullptr);
     }
     out_.push_back('}');
+    end = out_.size();
   }
 
   void Body(const Event&, const RowsEvent& r) {
@@ -880,35 +1101,39 @@ class Printer {
     if (r.partial_before_image) Flag("partial_before_image");
     if (r.partial_after_image) Flag("partial_after_image");
     Field("rows", r.rows.size());
+    size_t end = out_.size();
     if (json_) {
-      out_.append(",\"changes\":[");
+      Raw(end, ",\"changes\":[");
       for (size_t i = 0; i < r.rows.size(); ++i) {
-        if (i > 0) out_.push_back(',');
-        out_.push_back('{');
+        Raw(end, i > 0 ? ",{" : "{");
         bool any = false;
         if (!r.rows[i].before.empty()) {
-          Image("before", r.rows[i].before, labels);
+          Image("before", r.rows[i].before, labels, end);
           any = true;
         }
         if (!r.rows[i].after.empty()) {
-          if (any) out_.push_back(',');
-          Image("after", r.rows[i].after, labels);
+          if (any) Raw(end, ",");
+          Image("after", r.rows[i].after, labels, end);
         }
-        out_.push_back('}');
+        Raw(end, "}");
       }
-      out_.push_back(']');
+      Raw(end, "]");
+      out_.resize(end);
       return;
     }
     for (size_t i = 0; i < r.rows.size(); ++i) {
-      out_.append(" row");
-      Num(i, out_);
-      out_.push_back(':');
-      if (!r.rows[i].before.empty()) Image("before", r.rows[i].before, labels);
+      char* p = Room(end, 32);
+      char* q = Put(p, " row");
+      q = std::to_chars(q, q + 24, i).ptr;
+      *q++ = ':';
+      end += static_cast<size_t>(q - p);
+      if (!r.rows[i].before.empty()) Image("before", r.rows[i].before, labels, end);
       if (!r.rows[i].after.empty()) {
-        if (!r.rows[i].before.empty()) out_.push_back(' ');
-        Image("after", r.rows[i].after, labels);
+        if (!r.rows[i].before.empty()) Raw(end, " ");
+        Image("after", r.rows[i].after, labels, end);
       }
     }
+    out_.resize(end);
   }
   void Body(const Event&, const GtidEvent& g) {
     std::string gtid;
@@ -933,6 +1158,13 @@ class Printer {
     Field("payload_size", p.payload_size);
     Field("uncompressed_size", p.uncompressed_size);
     Field("events", p.events.size());
+  }
+  void Body(const Event&, const PartialRowDataEvent& p) {
+    Field("fragment", p.sequence);
+    Field("fragments", p.total);
+    if (p.flags & ~kPartialRowsFlagOrigEventSize) HexField("fragment_flags", p.flags);
+    Opt("original_size", p.original_size);
+    Field("chunk_bytes", p.chunk_size);
   }
   void Body(const Event&, const RowsQueryEvent& q) { Str("query", q.query); }
   void Body(const Event&, const HeartbeatEvent& h) {

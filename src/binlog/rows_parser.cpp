@@ -1,10 +1,13 @@
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <string>
 
 #include "binlog/compression.h"
 #include "binlog/decimal.h"
+#include "binlog/decimal_text.h"
 #include "binlog/event_parsers.h"
+#include "binlog/hires_temporal.h"
 #include "binlog/json_binary.h"
 #include "binlog/json_diff.h"
 
@@ -98,6 +101,20 @@ Status Time2(ByteReader& r, unsigned fsp, Value& out) {
   return Status::Ok();
 }
 
+/// The five integer bytes of a DATETIME2 (big-endian, biased by 2^39) and its microseconds.
+inline DateTime UnpackDateTime2(uint64_t raw, uint32_t micros) {
+  int64_t v = static_cast<int64_t>(raw) - 0x8000000000LL;
+  uint64_t a = v < 0 ? static_cast<uint64_t>(-v) : static_cast<uint64_t>(v);
+  uint64_t ymd = a >> 17, ym = ymd >> 5, hms = a % (1u << 17);
+  return DateTime{static_cast<uint16_t>(ym / 13),
+                  static_cast<uint8_t>(ym % 13),
+                  static_cast<uint8_t>(ymd % 32),
+                  static_cast<uint8_t>(hms >> 12),
+                  static_cast<uint8_t>((hms >> 6) % 64),
+                  static_cast<uint8_t>(hms % 64),
+                  micros};
+}
+
 Result<uint64_t> LengthPrefix(ByteReader& r, unsigned bytes) {
   if (bytes < 1 || bytes > 4) return r.Corrupt("invalid length-prefix size " + std::to_string(bytes));
   return r.ReadUintLE(bytes, "value length");
@@ -135,9 +152,7 @@ Status DecodeValue(ByteReader& r, const ColumnInfo& c, ValueContext& ctx, Value&
       return Status::Ok();
     }
     case ColumnType::kNewDecimal: {
-      ctx.scratch.clear();
-      CHSYNC_RETURN_IF_ERROR(ReadDecimal(r, c.metadata >> 8, c.metadata & 0xff, ctx.scratch));
-      out.text = ctx.arena.Copy(ctx.scratch);
+      CHSYNC_ASSIGN_OR_RETURN(out.text, ReadDecimalText(r, c.metadata >> 8, c.metadata & 0xff, ctx.arena));
       out.kind = ValueKind::kDecimal;
       return Status::Ok();
     }
@@ -156,6 +171,8 @@ Status DecodeValue(ByteReader& r, const ColumnInfo& c, ValueContext& ctx, Value&
       return Status::Ok();
     }
     case ColumnType::kTime: {
+      // Nonzero metadata: a MariaDB 5.3 hires TIME(1-6) (see binlog/hires_temporal.h).
+      if (c.metadata != 0) return DecodeHiresTemporal(r, c.real_type, c.metadata, out);
       CHSYNC_ASSIGN_OR_RETURN(uint64_t raw, r.ReadUintLE(3, "TIME value"));
       int64_t v = SignExtend(raw, 3);
       out.kind = ValueKind::kTime;
@@ -168,6 +185,7 @@ Status DecodeValue(ByteReader& r, const ColumnInfo& c, ValueContext& ctx, Value&
       return Status::Ok();
     }
     case ColumnType::kDateTime: {
+      if (c.metadata != 0) return DecodeHiresTemporal(r, c.real_type, c.metadata, out);
       CHSYNC_ASSIGN_OR_RETURN(uint64_t v, r.ReadUintLE(8, "DATETIME value"));
       uint64_t d = v / 1000000, t = v % 1000000;
       out.kind = ValueKind::kDateTime;
@@ -181,6 +199,7 @@ Status DecodeValue(ByteReader& r, const ColumnInfo& c, ValueContext& ctx, Value&
       return Status::Ok();
     }
     case ColumnType::kTimestamp: {
+      if (c.metadata != 0) return DecodeHiresTemporal(r, c.real_type, c.metadata, out);
       CHSYNC_ASSIGN_OR_RETURN(uint64_t v, r.ReadUintLE(4, "TIMESTAMP value"));
       out.kind = ValueKind::kTimestamp;
       out.timestamp = Timestamp{static_cast<uint32_t>(v), 0};
@@ -199,18 +218,9 @@ Status DecodeValue(ByteReader& r, const ColumnInfo& c, ValueContext& ctx, Value&
       CHSYNC_RETURN_IF_ERROR(CheckFsp(r, c));
       CHSYNC_ASSIGN_OR_RETURN(uint64_t raw, r.ReadUintBE(5, "DATETIME2 value"));
       CHSYNC_ASSIGN_OR_RETURN(uint32_t frac, Fraction(r, c.metadata));
-      int64_t v = static_cast<int64_t>(raw) - 0x8000000000LL;
-      uint64_t a = v < 0 ? static_cast<uint64_t>(-v) : static_cast<uint64_t>(v);
-      uint64_t ymd = a >> 17, ym = ymd >> 5, hms = a % (1u << 17);
       out.kind = ValueKind::kDateTime;
       out.fsp = static_cast<uint8_t>(c.metadata);
-      out.datetime = DateTime{static_cast<uint16_t>(ym / 13),
-                              static_cast<uint8_t>(ym % 13),
-                              static_cast<uint8_t>(ymd % 32),
-                              static_cast<uint8_t>(hms >> 12),
-                              static_cast<uint8_t>((hms >> 6) % 64),
-                              static_cast<uint8_t>(hms % 64),
-                              frac};
+      out.datetime = UnpackDateTime2(raw, frac);
       return Status::Ok();
     }
     case ColumnType::kTime2: {
@@ -306,6 +316,134 @@ Result<ImageLayout> ReadBitmap(ByteReader& r, size_t columns, std::string_view w
   return l;
 }
 
+// The `n` (1..8) bytes at `p` as a little-endian integer; `left` bytes are readable at `p`.
+uint64_t LoadLE(const uint8_t* p, unsigned n, size_t left) {
+  if (std::endian::native == std::endian::little && left >= 8) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return n >= 8 ? v : v & ((uint64_t{1} << (8 * n)) - 1);
+  }
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; ++i) v |= uint64_t{p[i]} << (8 * i);
+  return v;
+}
+
+// The same, big-endian.
+uint64_t LoadBE(const uint8_t* p, unsigned n, size_t left) {
+  if (std::endian::native == std::endian::little && left >= 8 && n >= 1) {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return __builtin_bswap64(v) >> (64 - 8 * n);
+  }
+  uint64_t v = 0;
+  for (unsigned i = 0; i < n; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+// What DecodeValue makes of a value of the common column types (integers, FLOAT, DOUBLE,
+// VARCHAR, BLOB/TEXT, DATETIME2, TIMESTAMP2, ENUM) whose bytes are all there, without going
+// through its checked reads; false, having read nothing, for everything else (other types, bad
+// metadata, too few bytes), which DecodeValue then decodes or reports.
+bool FastValue(ByteReader& r, const ColumnInfo& c, Value& out) {
+  const uint8_t* p = r.current();
+  const size_t left = r.remaining();
+  auto integer = [&](unsigned bytes) {
+    if (left < bytes) return false;
+    uint64_t v = LoadLE(p, bytes, left);
+    if (c.is_unsigned.value_or(false)) {
+      out.kind = ValueKind::kUint;
+      out.u = v;
+    } else {
+      out.kind = ValueKind::kInt;
+      out.i = SignExtend(v, bytes);
+    }
+    r.Advance(bytes);
+    return true;
+  };
+  auto bytes = [&](unsigned prefix) {
+    if (prefix < 1 || prefix > 4 || left < prefix) return false;
+    uint64_t len = LoadLE(p, prefix, left);
+    if (len > left - prefix) return false;
+    out.kind = ValueKind::kString;
+    out.text = std::string_view(reinterpret_cast<const char*>(p + prefix), len);
+    r.Advance(prefix + len);
+    return true;
+  };
+  // Fractional seconds of `fsp` digits at `q` (`q_left` bytes readable) as microseconds, and
+  // their byte count.
+  auto fraction = [](const uint8_t* q, size_t q_left, unsigned fsp, uint32_t& micros) -> unsigned {
+    switch (fsp) {
+      case 0: micros = 0; return 0;
+      case 1:
+      case 2: micros = static_cast<uint32_t>(q[0]) * 10000; return 1;
+      case 3:
+      case 4: micros = static_cast<uint32_t>(LoadBE(q, 2, q_left)) * 100; return 2;
+      default: micros = static_cast<uint32_t>(LoadBE(q, 3, q_left)); return 3;
+    }
+  };
+  out.fsp = 0;
+  switch (c.real_type) {
+    case ColumnType::kTiny: return integer(1);
+    case ColumnType::kShort: return integer(2);
+    case ColumnType::kInt24: return integer(3);
+    case ColumnType::kLong: return integer(4);
+    case ColumnType::kLongLong: return integer(8);
+    case ColumnType::kFloat: {
+      if (left < 4) return false;
+      std::memcpy(&out.f, p, 4);
+      out.kind = ValueKind::kFloat;
+      r.Advance(4);
+      return true;
+    }
+    case ColumnType::kDouble: {
+      if (left < 8) return false;
+      std::memcpy(&out.d, p, 8);
+      out.kind = ValueKind::kDouble;
+      r.Advance(8);
+      return true;
+    }
+    case ColumnType::kVarchar:
+    case ColumnType::kVarString: return bytes(c.max_length > 255 ? 2 : 1);
+    case ColumnType::kTinyBlob:
+    case ColumnType::kMediumBlob:
+    case ColumnType::kLongBlob:
+    case ColumnType::kBlob: return bytes(c.metadata);
+    case ColumnType::kTimestamp2: {
+      unsigned fsp = c.metadata;
+      unsigned size = 4 + (fsp + 1) / 2;
+      if (fsp > 6 || left < size) return false;
+      uint32_t micros;
+      fraction(p + 4, left - 4, fsp, micros);
+      out.kind = ValueKind::kTimestamp;
+      out.fsp = static_cast<uint8_t>(fsp);
+      out.timestamp = Timestamp{static_cast<uint32_t>(LoadBE(p, 4, left)), micros};
+      r.Advance(size);
+      return true;
+    }
+    case ColumnType::kDateTime2: {
+      unsigned fsp = c.metadata;
+      unsigned size = 5 + (fsp + 1) / 2;
+      if (fsp > 6 || left < size) return false;
+      uint32_t micros;
+      fraction(p + 5, left - 5, fsp, micros);
+      out.kind = ValueKind::kDateTime;
+      out.fsp = static_cast<uint8_t>(fsp);
+      out.datetime = UnpackDateTime2(LoadBE(p, 5, left), micros);
+      r.Advance(size);
+      return true;
+    }
+    case ColumnType::kEnum: {
+      unsigned size = c.metadata & 0xff;
+      if (size < 1 || size > 2 || left < size) return false;
+      out.kind = ValueKind::kEnum;
+      out.u = LoadLE(p, size, left);
+      r.Advance(size);
+      return true;
+    }
+    default: return false;
+  }
+}
+
 // Decodes one row image into `values` (one slot per column). `partial_json` (may be empty)
 // marks JSON columns whose after-image is a diff against `before`.
 Status DecodeImage(ByteReader& r, const TableMap& t, const ImageLayout& l, ValueContext& ctx, Value* values,
@@ -334,6 +472,7 @@ Status DecodeImage(ByteReader& r, const TableMap& t, const ImageLayout& l, Value
       if (!s.ok()) return std::move(s).error().AddContext("column " + std::to_string(i + 1));
       continue;
     }
+    if (FastValue(r, c, v)) continue;
     Status s = DecodeValue(r, c, ctx, v);
     if (!s.ok()) {
       std::string name = c.name.empty() ? "@" + std::to_string(i + 1) : c.name;
@@ -458,10 +597,15 @@ Status ParseRows(ByteReader r, EventType type, uint8_t post_header_len,
     size_t before, after;
   };
   std::vector<Span> spans;
+  // out.values grows ahead in steps (value-initialised in bulk, not row by row); `used` of them
+  // hold rows, and the rest is cut off at the end.
+  size_t used = 0;
   while (!rows.empty()) {
     size_t row_start = rows.position();
-    size_t base = out.values.size();
-    out.values.resize(base + per_row);
+    size_t base = used;
+    if (out.values.size() - used < per_row)
+      out.values.resize(std::max(used + per_row, 2 * out.values.size()));
+    used += per_row;
     Value* vals = out.values.data() + base;
     Span s{SIZE_MAX, SIZE_MAX};
     if (out.kind == RowsKind::kWrite) {
@@ -487,13 +631,14 @@ Status ParseRows(ByteReader r, EventType type, uint8_t post_header_len,
     if (spans.size() == 1 && rows.position() > row_start) {
       // Size the stores from the first row, so long events do not regrow them row by row.
       size_t estimate = rows.remaining() / (rows.position() - row_start) + 2;
-      out.values.reserve(out.values.size() + estimate * per_row);
+      out.values.resize(std::max(out.values.size(), used + estimate * per_row));
       spans.reserve(estimate + 1);
     }
     // Every row consumes bytes (at least its null bitmap), which bounds the rows, and so the
     // values allocated, by the event size; a row of no bytes would never end.
     if (rows.position() == row_start) return rows.Corrupt("row image with no columns and no bytes");
   }
+  out.values.resize(used);
   out.rows.reserve(spans.size());
   for (const Span& s : spans) {
     RowChange rc;

@@ -29,6 +29,9 @@ Status ReadColumnMetadata(ByteReader& m, ColumnInfo& c) {
                                               std::to_string(m.offset()));
   }
   c.real_type = c.type;
+  // TIMESTAMP/TIME/DATETIME (7/11/12) have no metadata even when they are MariaDB 5.3 hires
+  // TIME(n)/DATETIME(n)/TIMESTAMP(n) (tables created with mysql56_temporal_format=OFF, checked
+  // against MariaDB 10.11): the precision must come from the schema (binlog/hires_temporal.h).
   if (size == 0) {
     if (c.type == ColumnType::kDate) c.real_type = ColumnType::kDate;
     return Status::Ok();

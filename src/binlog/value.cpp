@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <iterator>
 
 namespace chsync::binlog {
 namespace {
@@ -38,16 +39,15 @@ inline char* Digits(char* p, uint64_t v, int width) {
 }
 
 // '.' and the first `fsp` (at most 6) of the six digits of `micros`; nothing when fsp is 0.
+// Writes all six digits (callers have the room) and keeps `fsp` of them.
 char* Fraction(char* p, uint32_t micros, uint8_t fsp) {
   if (fsp == 0) return p;
   if (fsp > 6) fsp = 6;
   size_t v = micros % 1000000;
-  char six[8];
-  std::memcpy(six, kPairs + 2 * (v / 10000), 2);
-  std::memcpy(six + 2, kPairs + 2 * (v / 100 % 100), 2);
-  std::memcpy(six + 4, kPairs + 2 * (v % 100), 2);
   *p++ = '.';
-  std::memcpy(p, six, fsp);
+  std::memcpy(p, kPairs + 2 * (v / 10000), 2);
+  std::memcpy(p + 2, kPairs + 2 * (v / 100 % 100), 2);
+  std::memcpy(p + 4, kPairs + 2 * (v % 100), 2);
   return p + fsp;
 }
 
@@ -92,6 +92,87 @@ void AppendNumber(T v, std::string& out) {
 
 template <typename T>
 char* Number(char* p, T v) {
+  return std::to_chars(p, p + kMaxFixedValueText, v).ptr;
+}
+
+constexpr double kPow10[] = {1e0, 1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+                             1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+
+// Decimal digits of `v`, by comparisons rather than divisions.
+int DigitCount(uint64_t v) {
+  int n = 1;
+  for (uint64_t bound = 10; n < 20 && v >= bound; bound *= 10) ++n;
+  return n;
+}
+
+// `v` (below 10^width) in exactly `width` digits, zero-padded.
+char* ExactDigits(char* p, uint64_t v, int width) {
+  char* q = p + width;
+  while (q - p >= 2) {
+    q -= 2;
+    std::memcpy(q, kPairs + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (q > p) *--q = static_cast<char>('0' + v);
+  return p + width;
+}
+
+// std::to_chars(double)'s text for the doubles that are short decimals in fixed notation
+// (0.501, 1234.25, 17), without its general shortest-digits search; nullptr for the rest.
+//
+// With the largest K (at most 17) that keeps |d| * 10^K below 2^50, 10^-K is more than four
+// units in the last place of d: at most one K-decimal reads back as d, and m = round(|d| * 10^K)
+// finds it when there is one (m / 10^K == |d|: IEEE division rounds correctly, as parsing
+// m·10^-K does). Every shorter decimal that reads back as d is that same number, so m without
+// its trailing zeros (k ≤ K decimals) gives exactly the shortest round-trip digits. Fixed
+// notation is then used unless scientific would be shorter (to_chars' rule), left to to_chars.
+char* ShortFixedDouble(char* p, double d) {
+  double a = d < 0 ? -d : d;
+  if (!(a >= 1e-5 && a < 1e15)) return nullptr;  // also NaN, infinities and zeros
+  int k = static_cast<int>(std::size(kPow10)) - 1;
+  while (a * kPow10[k] >= 0x1p50) --k;  // ends by k = 0: a < 1e15 < 2^50
+  // Below 2^52 adding 0.5 is exact; a tie is no concern (neither neighbour would read back as d).
+  auto m = static_cast<uint64_t>(a * kPow10[k] + 0.5);  // NOLINT(bugprone-incorrect-roundings)
+  if (static_cast<double>(m) / kPow10[k] != a) return nullptr;
+  if (k >= 8 && m % 100000000 == 0) {
+    m /= 100000000;
+    k -= 8;
+  }
+  if (k >= 4 && m % 10000 == 0) {
+    m /= 10000;
+    k -= 4;
+  }
+  if (k >= 2 && m % 100 == 0) {
+    m /= 100;
+    k -= 2;
+  }
+  if (k >= 1 && m % 10 == 0) {
+    m /= 10;
+    k -= 1;
+  }
+  // The stripping above leaves at most one trailing zero per step size; finish one at a time.
+  while (k > 0 && m % 10 == 0) {
+    m /= 10;
+    --k;
+  }
+  int digits = DigitCount(m);
+  int significant = digits;
+  if (k == 0) {
+    for (uint64_t t = m; t % 10 == 0; t /= 10) --significant;
+  }
+  int fixed = k == 0 ? digits : digits > k ? digits + 1 : k + 2;
+  int scientific = significant + (significant > 1 ? 1 : 0) + 4;
+  if (scientific < fixed) return nullptr;
+  if (d < 0) *p++ = '-';
+  if (k == 0) return ExactDigits(p, m, digits);
+  auto pow = static_cast<uint64_t>(kPow10[k]);
+  p = ExactDigits(p, m / pow, digits > k ? digits - k : 1);
+  *p++ = '.';
+  return ExactDigits(p, m % pow, k);
+}
+
+char* Number(char* p, double v) {
+  if (char* end = ShortFixedDouble(p, v)) return end;
   return std::to_chars(p, p + kMaxFixedValueText, v).ptr;
 }
 
@@ -150,9 +231,16 @@ char* WriteFixedValueText(const Value& v, char* p) {
         p += kZero.size();
       } else {
         int64_t secs = v.timestamp.seconds;
-        int y;
-        unsigned m, d;
-        CivilFromDays(secs / 86400, y, m, d);
+        // Rows of one event mostly share their day: remember the last one converted.
+        static thread_local int64_t cached_days = -1;
+        static thread_local int cached_y = 0;
+        static thread_local unsigned cached_m = 0, cached_d = 0;
+        if (secs / 86400 != cached_days) {
+          cached_days = secs / 86400;
+          CivilFromDays(cached_days, cached_y, cached_m, cached_d);
+        }
+        int y = cached_y;
+        unsigned m = cached_m, d = cached_d;
         auto rem = static_cast<uint64_t>(secs % 86400);
         p = Day(p, static_cast<uint64_t>(y), m, d);
         *p++ = ' ';

@@ -7,14 +7,19 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "binlog/decoder.h"
 #include "binlog/event.h"
 #include "binlog/event_printer.h"
+#include "binlog/hires_temporal.h"
 #include "cli/command.h"
 #include "common/url.h"
 #include "mysql/binlog_stream.h"
@@ -50,6 +55,66 @@ bool Emit(const std::string& text) {
   return std::fflush(stdout) == 0;
 }
 
+/// MariaDB 5.3 "hires" TIME(n)/DATETIME(n)/TIMESTAMP(n) columns (tables created with
+/// mysql56_temporal_format=OFF) arrive in TABLE_MAP as the old type codes without their precision,
+/// which their values' width depends on. tail asks the server's information_schema for it, on a
+/// second connection opened the first time such a column shows up, once per table. That is the
+/// table's precision now: a table altered since the event was written may decode wrongly (the
+/// error then names the column).
+class HiresPrecisions {
+ public:
+  explicit HiresPrecisions(mysql::ConnectOptions options) : options_(std::move(options)) {}
+
+  Status Complete(binlog::TableMap& map) {
+    bool old_temporal = false;
+    for (const binlog::ColumnInfo& c : map.columns) {
+      old_temporal = old_temporal || (binlog::IsOldTemporalType(c.type) && c.metadata == 0);
+    }
+    if (!old_temporal) return Status::Ok();
+    std::string key = mysql::QuoteIdentifier(map.database) + "." + mysql::QuoteIdentifier(map.table);
+    auto it = cache_.find(key);
+    if (it == cache_.end()) {
+      CHSYNC_ASSIGN_OR_RETURN(std::vector<uint8_t> fsp, Lookup(map.database, map.table));
+      it = cache_.emplace(key, std::move(fsp)).first;
+    }
+    // A table dropped or changed since: leave the map as the event has it.
+    if (it->second.size() != map.columns.size()) return Status::Ok();
+    return binlog::SetHiresPrecision(map, it->second);
+  }
+
+  /// After a statement that may have changed a table: look precisions up again.
+  void Forget() { cache_.clear(); }
+
+ private:
+  Result<std::vector<uint8_t>> Lookup(std::string_view database, std::string_view table) {
+    if (!conn_) {
+      auto opened = mysql::Connection::Open(options_);
+      if (!opened.ok()) {
+        return std::move(opened).error().AddContext(
+            "reading the precision of MariaDB 5.3 temporal columns from information_schema");
+      }
+      conn_ = std::move(*opened);
+    }
+    CHSYNC_ASSIGN_OR_RETURN(
+        mysql::QueryResult r,
+        conn_->Query(
+            "SELECT COALESCE(DATETIME_PRECISION, 0) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = " +
+            mysql::QuoteString(database) + " AND TABLE_NAME = " + mysql::QuoteString(table) +
+            " ORDER BY ORDINAL_POSITION"));
+    std::vector<uint8_t> fsp;
+    for (const auto& row : r.rows) {
+      unsigned v =
+          row.empty() || !row[0] ? 0 : static_cast<unsigned>(std::strtoul(row[0]->c_str(), nullptr, 10));
+      fsp.push_back(static_cast<uint8_t>(v <= 6 ? v : 0));
+    }
+    return fsp;
+  }
+
+  mysql::ConnectOptions options_;
+  std::unique_ptr<mysql::Connection> conn_;
+  std::unordered_map<std::string, std::vector<uint8_t>> cache_;
+};
+
 int RunTail(const TailOptions& o) {
   auto url = ParseUrl(o.source);
   if (!url.ok()) return Fail(url.error().AddContext("--source"));
@@ -80,6 +145,10 @@ int RunTail(const TailOptions& o) {
   binlog::DecoderOptions decoder_options;
   decoder_options.checksum_before_format =
       (*stream)->checksum() == "CRC32" ? binlog::ChecksumAlgorithm::kCrc32 : binlog::ChecksumAlgorithm::kNone;
+  HiresPrecisions hires(*connect);
+  if ((*stream)->is_mariadb()) {
+    decoder_options.complete_table_map = [&hires](binlog::TableMap& map) { return hires.Complete(map); };
+  }
   binlog::Decoder decoder(decoder_options);
   binlog::PrintFormat format = o.format == "json" ? binlog::PrintFormat::kJson : binlog::PrintFormat::kText;
   auto caught_up = [&](const mysql::BinlogCoordinate& at) {
@@ -103,6 +172,8 @@ int RunTail(const TailOptions& o) {
       }
       continue;
     }
+    if (const auto* q = std::get_if<binlog::QueryEvent>(&decoded->body); q && q->query != "BEGIN")
+      hires.Forget();
     line.clear();
     binlog::AppendEvent(*decoded, format, line);
     if (!Emit(line)) {
@@ -122,9 +193,11 @@ void AddTailCommand(CLI::App& app, RunFunction& run) {
       ->required();
   CLI::Option* from = sub->add_option(
       "--from", options->from, "start at FILE:POS, e.g. binlog.000042:4 (default: the current position)");
-  CLI::Option* gtid =
-      sub->add_option("--from-gtid", options->from_gtid,
-                      "start after this MariaDB GTID list, e.g. 0-1-42 (MySQL GTID sets: not yet)");
+  CLI::Option* gtid = sub->add_option(
+      "--from-gtid", options->from_gtid,
+      "start from GTIDs. MySQL: a GTID set such as 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-42 of the "
+      "transactions you already have (like gtid_executed); the server sends every transaction NOT in "
+      "it (needs gtid_mode=ON). MariaDB: a GTID list such as 0-1-42; the stream starts after it");
   from->excludes(gtid);
   sub->add_flag("--until-caught-up", options->until_caught_up,
                 "stop once the binlog position the server had at start is reached");

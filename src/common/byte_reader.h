@@ -1,5 +1,7 @@
 #pragma once
 
+#include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -48,6 +50,12 @@ class ByteReader {
     return Status::Ok();
   }
 
+  /// Moves past `n` bytes the caller has checked are there. REQUIRES: n <= remaining().
+  void Advance(size_t n) {
+    assert(n <= size_ - pos_);
+    pos_ += n;
+  }
+
   /// Moves the cursor to an absolute position inside the view.
   Status Seek(size_t pos) {
     if (pos > size_) return Error(ErrorKind::kCorrupt, "seek past the end");
@@ -57,22 +65,35 @@ class ByteReader {
 
   /// Little-endian unsigned integer of `n` bytes (1..8).
   Result<uint64_t> ReadUintLE(size_t n, std::string_view what = "integer") {
-    CHSYNC_RETURN_IF_ERROR(Need(n, what));
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; ++i) v |= uint64_t{data_[pos_ + i]} << (8 * i);
+    if (n > size_ - pos_) [[unlikely]]
+      return Truncated(n, what);
+    uint64_t v;
+    if (size_ - pos_ >= 8) {
+      // One unaligned load, the bytes past `n` masked off (little-endian hosts only).
+      std::memcpy(&v, data_ + pos_, 8);
+      if constexpr (std::endian::native == std::endian::little) {
+        if (n < 8) v &= (uint64_t{1} << (8 * n)) - 1;
+      } else {
+        v = SlowLE(n);
+      }
+    } else {
+      v = SlowLE(n);
+    }
     pos_ += n;
     return v;
   }
   /// Big-endian unsigned integer of `n` bytes (1..8), as DECIMAL and temporal types store them.
   Result<uint64_t> ReadUintBE(size_t n, std::string_view what = "integer") {
-    CHSYNC_RETURN_IF_ERROR(Need(n, what));
+    if (n > size_ - pos_) [[unlikely]]
+      return Truncated(n, what);
     uint64_t v = 0;
     for (size_t i = 0; i < n; ++i) v = (v << 8) | data_[pos_ + i];
     pos_ += n;
     return v;
   }
   Result<uint8_t> ReadU8(std::string_view what = "byte") {
-    CHSYNC_RETURN_IF_ERROR(Need(1, what));
+    if (pos_ == size_) [[unlikely]]
+      return Truncated(1, what);
     return data_[pos_++];
   }
   Result<uint16_t> ReadU16(std::string_view what = "uint16") {
@@ -102,7 +123,8 @@ class ByteReader {
 
   /// A view of the next `n` bytes; the cursor moves past them.
   Result<std::string_view> ReadBytes(size_t n, std::string_view what = "bytes") {
-    CHSYNC_RETURN_IF_ERROR(Need(n, what));
+    if (n > size_ - pos_) [[unlikely]]
+      return Truncated(n, what);
     std::string_view v(reinterpret_cast<const char*>(data_ + pos_), n);
     pos_ += n;
     return v;
@@ -131,7 +153,12 @@ class ByteReader {
     static constexpr char kDigits[] = "0123456789abcdef";
     return {kDigits[b >> 4], kDigits[b & 15]};
   }
-  Error Truncated(size_t n, std::string_view what) const {
+  uint64_t SlowLE(size_t n) const {
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; ++i) v |= uint64_t{data_[pos_ + i]} << (8 * i);
+    return v;
+  }
+  [[gnu::noinline, gnu::cold]] Error Truncated(size_t n, std::string_view what) const {
     return Error(ErrorKind::kCorrupt, "truncated " + std::string(what) + " at offset " +
                                           std::to_string(offset()) + ": needs " + std::to_string(n) +
                                           " bytes, " + std::to_string(size_ - pos_) + " left");

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "common/byte_reader.h"
+#include "mysql/mysql_gtid_set.h"
 #include "mysql/server_probe.h"
 
 namespace chsync::mysql {
@@ -21,6 +22,9 @@ constexpr uint8_t kHeartbeatEvent = 27;
 constexpr uint8_t kHeartbeatV2Event = 41;
 constexpr uint16_t kArtificialFlag = 0x20;
 constexpr int kErrorMasterFatalReadingBinlog = 1236;
+/// What mysql_net_read_packet returns on a failed read or an error packet: packet_error,
+/// ((unsigned int)-1), widened.
+constexpr unsigned long kPacketError = 0xFFFFFFFFUL;
 
 /// The version of `server_version`; "5.5.5-10.11.2-MariaDB" (the replication-compatible prefix
 /// some MariaDB servers send) yields the MariaDB version.
@@ -127,11 +131,22 @@ Result<std::string> FirstBinlogFile(Connection& conn) {
   return *r.rows[0][0];
 }
 
+Status SendReplicationCommand(Connection& conn, std::string_view payload) {
+  assert(!payload.empty());
+  MYSQL* mysql = conn.handle();
+  // Connector/C has no call for COM_BINLOG_DUMP_GTID; its command method is what
+  // mariadb_rpl_open uses for COM_BINLOG_DUMP. skip_check: the answer is the stream itself.
+  auto command = static_cast<enum enum_server_command>(static_cast<uint8_t>(payload[0]));
+  if (mysql->methods->db_command(mysql, command, payload.data() + 1, payload.size() - 1, 1, nullptr) != 0) {
+    return conn.LastError("cannot send the binlog dump request");
+  }
+  return Status::Ok();
+}
+
 BinlogStream::BinlogStream(std::unique_ptr<Connection> conn, bool is_mariadb)
     : conn_(std::move(conn)), is_mariadb_(is_mariadb) {}
 
 BinlogStream::~BinlogStream() {
-  if (event_ != nullptr) mariadb_free_rpl_event(event_);
   if (rpl_ != nullptr) mariadb_rpl_close(rpl_);
 }
 
@@ -181,12 +196,15 @@ Status BinlogStream::Prepare(const BinlogStreamOptions& options) {
   // message just does not name the oldest file.
   if (auto first = FirstBinlogFile(c); first.ok()) first_file_ = *first;
 
-  if (!options.gtid_set.empty()) {
-    if (!is_mariadb_) {
-      return Error(
-          ErrorKind::kUnsupported,
-          "starting from a GTID set on MySQL (COM_BINLOG_DUMP_GTID) is not supported yet: start from "
-          "FILE:POS instead");
+  if (!options.gtid_set.empty() && !is_mariadb_) {
+    CHSYNC_RETURN_IF_ERROR(PrepareMySqlGtidStart(options));
+  } else if (!options.gtid_set.empty()) {
+    if (options.gtid_set.find(':') != std::string::npos) {
+      return Error(ErrorKind::kUsage,
+                   "'" + options.gtid_set + "' is a MySQL GTID set (uuid:interval), but " +
+                       c.options().Address() + " is MariaDB " + c.server_version() +
+                       ", whose GTIDs are domain-server-sequence lists such as 0-1-42 (see SELECT "
+                       "@@gtid_binlog_pos): start from such a list, or from FILE:POS");
     }
     for (char ch : options.gtid_set) {
       bool ok = (ch >= '0' && ch <= '9') || ch == '-' || ch == ',' || ch == ' ';
@@ -202,6 +220,7 @@ Status BinlogStream::Prepare(const BinlogStreamOptions& options) {
     CHSYNC_RETURN_IF_ERROR(c.Execute("SET @slave_gtid_ignore_duplicates = 0"));
     next_ = BinlogCoordinate{"", 4};
     requested_ = "GTID " + options.gtid_set;
+    from_gtid_ = true;
   } else if (options.start.file.empty()) {
     CHSYNC_ASSIGN_OR_RETURN(next_, CurrentBinlogPosition(c));
     requested_ = next_.ToString();
@@ -217,10 +236,58 @@ Status BinlogStream::Prepare(const BinlogStreamOptions& options) {
   return Status::Ok();
 }
 
+Status BinlogStream::PrepareMySqlGtidStart(const BinlogStreamOptions& options) {
+  Connection& c = *conn_;
+  if (LooksLikeMariaDbGtidList(options.gtid_set)) {
+    return Error(ErrorKind::kUsage,
+                 "'" + options.gtid_set + "' is a MariaDB GTID list, but " + c.options().Address() +
+                     " is MySQL " + c.server_version() +
+                     ": give a MySQL GTID set such as 3e11fa47-71ca-11e1-9e33-c80aa9429562:1-42 (the "
+                     "transactions already replicated; see SELECT @@global.gtid_executed), or start from "
+                     "FILE:POS");
+  }
+  CHSYNC_ASSIGN_OR_RETURN(MysqlGtidSet set, MysqlGtidSet::Parse(options.gtid_set));
+  ServerVersion version = VersionOf(c.server_version());
+  if (set.has_tags() && !version.AtLeast(8, 3, 0)) {
+    return Error(ErrorKind::kUsage, "GTID set '" + set.ToString() + "' has tagged GTIDs, which MySQL " +
+                                        version.ToString() + " on " + c.options().Address() +
+                                        " does not know (tags came with MySQL 8.3)");
+  }
+  // The dump thread refuses a GTID request unless gtid_mode is ON; say so before asking.
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<std::string> mode, c.QueryValue("SELECT @@global.gtid_mode"));
+  if (mode.value_or("OFF") != "ON") {
+    return Error(ErrorKind::kConfig, "MySQL server " + c.options().Address() +
+                                         " has gtid_mode=" + mode.value_or("OFF") +
+                                         ": starting from a GTID set needs gtid_mode=ON; start from "
+                                         "FILE:POS instead");
+  }
+  // An empty file name at position 4: the server picks the first binlog that has a
+  // transaction outside the set, as a replica with SOURCE_AUTO_POSITION=1 asks.
+  dump_gtid_packet_ = BuildComBinlogDumpGtid(kBinlogThroughGtid, options.server_id, "", 4, set.Encode());
+  next_ = BinlogCoordinate{"", 4};
+  requested_ = "GTID set " + (set.empty() ? std::string("(empty)") : set.ToString());
+  from_gtid_ = true;
+  return Status::Ok();
+}
+
 Status BinlogStream::StartDump(const BinlogStreamOptions& options) {
   MYSQL* mysql = conn_->handle();
   rpl_ = mariadb_rpl_init(mysql);
   if (rpl_ == nullptr) return conn_->LastError("cannot start binlog replication");
+  if (!dump_gtid_packet_.empty()) {
+    // mariadb_rpl_open only sends COM_BINLOG_DUMP; the events that follow our own request are
+    // read with mariadb_rpl_fetch all the same.
+    if (mariadb_rpl_optionsv(rpl_, MARIADB_RPL_SERVER_ID, static_cast<unsigned>(options.server_id)) != 0) {
+      return Error(ErrorKind::kInternal, "MariaDB Connector/C rejected a replication option");
+    }
+    Status sent = SendReplicationCommand(*conn_, dump_gtid_packet_);
+    if (!sent.ok()) {
+      Error e = std::move(sent).error();
+      e.AddContext("starting binlog replication from " + requested_);
+      return e;
+    }
+    return Status::Ok();
+  }
   unsigned flags = is_mariadb_ ? MARIADB_RPL_BINLOG_SEND_ANNOTATE_ROWS : 0;
   if (mariadb_rpl_optionsv(rpl_, MARIADB_RPL_FILENAME, next_.file.data(), next_.file.size()) != 0 ||
       mariadb_rpl_optionsv(rpl_, MARIADB_RPL_START, static_cast<unsigned long>(next_.position)) != 0 ||
@@ -243,18 +310,25 @@ Status BinlogStream::StartDump(const BinlogStreamOptions& options) {
 Error BinlogStream::FetchError() {
   MYSQL* mysql = conn_->handle();
   std::string where = saw_real_event_ || !next_.file.empty() ? next_.ToString() : requested_;
-  if (mariadb_rpl_errno(rpl_) != 0) {
-    // Connector/C's own parse of the event failed (it checks each event before handing it out).
-    return Error(ErrorKind::kCorrupt, "MariaDB Connector/C could not read the binlog event at " + where +
-                                          " from " + conn_->options().Address() + ": " +
-                                          mariadb_rpl_error(rpl_) + " (error " +
-                                          std::to_string(mariadb_rpl_errno(rpl_)) + ")");
-  }
   unsigned code = mysql_errno(mysql);
   if (code == 0) {
     return Error(ErrorKind::kServer, "MySQL server " + conn_->options().Address() +
                                          " ended the binlog stream at " + where +
                                          " (end of binlog in non-blocking mode, or the server shut down)");
+  }
+  if (code == kErrorMasterFatalReadingBinlog && from_gtid_) {
+    std::string why =
+        is_mariadb_
+            ? "The binlogs the server still has do not continue from those GTIDs: they were purged, or a "
+              "GTID names a transaction this server never wrote (compare @@gtid_binlog_state)"
+            : "Either the server purged binlogs with transactions that are missing from the GTID set "
+              "(compare @@global.gtid_purged), or the set names transactions of this server that it never "
+              "wrote (compare @@global.gtid_executed)";
+    return Error(ErrorKind::kServer,
+                 "MySQL server " + conn_->options().Address() + " cannot send the binlog from " + where +
+                     ": " + mysql_error(mysql) + " (error 1236). " + why +
+                     ". Run `chsync resync` to take a new snapshot, or start from FILE:POS.",
+                 kErrorMasterFatalReadingBinlog);
   }
   if (code == kErrorMasterFatalReadingBinlog) {
     std::string what_to_do =
@@ -276,19 +350,29 @@ Error BinlogStream::FetchError() {
 }
 
 Result<StreamEvent> BinlogStream::Next() {
-  MARIADB_RPL_EVENT* fetched = mariadb_rpl_fetch(rpl_, event_);
-  if (fetched == nullptr) {
-    // Connector/C frees the event it was given when it fails.
-    event_ = nullptr;
+  // Packets are read directly rather than through mariadb_rpl_fetch: Connector/C refuses event
+  // types it does not know (MariaDB 12.3's PARTIAL_ROW_DATA, MySQL 8.3's GTID_TAGGED, ...),
+  // while the decoder handles them or skips them by their size.
+  MYSQL* mysql = conn_->handle();
+  unsigned long length = mysql_net_read_packet(mysql);
+  if (length == kPacketError) return FetchError();
+  const auto* packet = reinterpret_cast<const char*>(mysql->net.read_pos);
+  if (length == 0) {
+    return Error(ErrorKind::kCorrupt,
+                 "empty binlog packet from " + conn_->options().Address() + " at " + next_.ToString());
+  }
+  if (static_cast<uint8_t>(packet[0]) == 0xFE && length < 8) {
+    // EOF packet: the server has nothing more to send (non-blocking dump) and ends the stream.
+    mysql->net.last_errno = 0;
     return FetchError();
   }
-  event_ = fetched;
-  if (event_->raw_data_ofs > event_->raw_data_size) {
+  if (packet[0] != 0) {
     return Error(ErrorKind::kCorrupt, "binlog packet from " + conn_->options().Address() + " at " +
-                                          next_.ToString() + " is shorter than its header");
+                                          next_.ToString() + " starts with byte " +
+                                          std::to_string(static_cast<uint8_t>(packet[0])) +
+                                          " instead of 0 (an event) or 254 (end of stream)");
   }
-  std::string_view bytes(reinterpret_cast<const char*>(event_->raw_data) + event_->raw_data_ofs,
-                         event_->raw_data_size - event_->raw_data_ofs);
+  std::string_view bytes(packet + 1, length - 1);
   ByteReader header(bytes, next_.position);
   if (bytes.size() < kHeaderSize) {
     return Error(ErrorKind::kCorrupt,

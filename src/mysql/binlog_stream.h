@@ -9,8 +9,7 @@
 #include "common/result.h"
 #include "mysql/connection.h"
 
-struct st_mariadb_rpl;        // MARIADB_RPL from <mariadb/mariadb_rpl.h>
-struct st_mariadb_rpl_event;  // MARIADB_RPL_EVENT
+struct st_mariadb_rpl;  // MARIADB_RPL from <mariadb/mariadb_rpl.h>
 
 namespace chsync::mysql {
 
@@ -42,6 +41,11 @@ Result<BinlogCoordinate> CurrentBinlogPosition(Connection& conn);
 /// The oldest binlog file the server still has (first row of SHOW BINARY LOGS).
 Result<std::string> FirstBinlogFile(Connection& conn);
 
+/// Sends one replication command whose payload (`payload`, command byte first, e.g. from
+/// BuildComBinlogDumpGtid) starts a binlog stream, without waiting for an answer: the server's
+/// first packet (an event or an error) is read by whoever reads the stream next.
+Status SendReplicationCommand(Connection& conn, std::string_view payload);
+
 /// How a BinlogStream registers and where it starts.
 struct BinlogStreamOptions {
   /// Our replica server_id; must differ from the source's and from every other replica's,
@@ -50,8 +54,12 @@ struct BinlogStreamOptions {
   /// Start coordinate. Ignored when `gtid_set` is set. An empty file means "the server's
   /// current position" (read with CurrentBinlogPosition when the stream opens).
   BinlogCoordinate start;
-  /// Start after these transactions instead of at a coordinate. MariaDB: a GTID list
-  /// ("0-1-5,1-2-9"). MySQL GTID sets are not supported yet (kUnsupported).
+  /// Start from GTIDs instead of a coordinate. MariaDB: a GTID list ("0-1-5,1-2-9", sent as
+  /// @slave_connect_state): the stream starts after those transactions. MySQL: a GTID set
+  /// ("uuid:1-42,uuid2:1-7", see MysqlGtidSet) of the transactions the replica already has,
+  /// sent with COM_BINLOG_DUMP_GTID: the server sends every transaction NOT in the set, from
+  /// the first binlog that has one. MySQL needs gtid_mode=ON; tags need MySQL 8.3 or later.
+  /// The wrong flavor's syntax fails with kUsage.
   std::string gtid_set;
   /// Ask the server for a HEARTBEAT event after this many milliseconds without events
   /// (0: none). Must be below the connection's read timeout.
@@ -75,7 +83,8 @@ struct StreamEvent {
 };
 
 /// Streams a live server's binlog as a replica would (COM_BINLOG_DUMP through MariaDB
-/// Connector/C's replication API) and hands out raw events with their coordinates, for the
+/// Connector/C's replication API, or COM_BINLOG_DUMP_GTID for a MySQL GTID set, sent by us and
+/// read through the same API) and hands out raw events with their coordinates, for the
 /// binlog decoder. Tracks the file name through ROTATE events and the 64-bit position of
 /// every event.
 ///
@@ -109,18 +118,21 @@ class BinlogStream {
  private:
   BinlogStream(std::unique_ptr<Connection> conn, bool is_mariadb);
   Status Prepare(const BinlogStreamOptions& options);
+  Status PrepareMySqlGtidStart(const BinlogStreamOptions& options);
   Status StartDump(const BinlogStreamOptions& options);
   Error FetchError();
 
   std::unique_ptr<Connection> conn_;
   st_mariadb_rpl* rpl_ = nullptr;
-  st_mariadb_rpl_event* event_ = nullptr;
   bool is_mariadb_;
   std::string checksum_;
   bool has_checksum_ = false;    ///< events of the current file end with 4 checksum bytes
   bool saw_real_event_ = false;  ///< an event with a real position arrived since the last rotate
   BinlogCoordinate next_;
   std::string requested_;   ///< "binlog.000042:1234" or "GTID 0-1-5", for error messages
+  bool from_gtid_ = false;  ///< started from a GTID list or set rather than a coordinate
+  /// COM_BINLOG_DUMP_GTID payload when starting a MySQL server from a GTID set, else empty.
+  std::string dump_gtid_packet_;
   std::string first_file_;  ///< oldest binlog on the server when the stream opened
 };
 

@@ -9,6 +9,7 @@
 #include <thread>
 #include <variant>
 
+#include "binlog/hires_temporal.h"
 #include "clickhouse/ddl.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
@@ -176,6 +177,22 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
   decoder_options.decode_rows_of = [this](const binlog::TableMap& map) {
     return tables_.contains(TableKey(map.database, map.table));
   };
+  // MariaDB 5.3 hires TIME(n)/DATETIME(n)/TIMESTAMP(n) columns (created with
+  // mysql56_temporal_format=OFF) arrive without their precision: it comes from the tracked schema.
+  // A map that does not fit the schema is left alone; MapColumns reports it.
+  decoder_options.complete_table_map = [this](binlog::TableMap& map) -> Status {
+    bool old_temporal = false;
+    for (const binlog::ColumnInfo& c : map.columns) {
+      old_temporal = old_temporal || (binlog::IsOldTemporalType(c.type) && c.metadata == 0);
+    }
+    if (!old_temporal || !tables_.contains(TableKey(map.database, map.table))) return Status::Ok();
+    const schema::TableSchema* tracked = tracker_.Find(map.database, map.table);
+    if (tracked == nullptr || tracked->columns.size() != map.columns.size()) return Status::Ok();
+    std::vector<uint8_t> fsp;
+    fsp.reserve(tracked->columns.size());
+    for (const schema::Column& c : tracked->columns) fsp.push_back(static_cast<uint8_t>(c.fsp.value_or(0)));
+    return binlog::SetHiresPrecision(map, fsp);
+  };
   decoder_ = std::make_unique<binlog::Decoder>(decoder_options);
   in_transaction_ = false;
   pending_gtid_.reset();
@@ -250,6 +267,10 @@ Status Pipe::HandleEvent(const binlog::Event& event) {
   }
   if (const auto* payload = std::get_if<binlog::TransactionPayloadEvent>(&event.body)) {
     for (const binlog::Event& inner : payload->events) CHSYNC_RETURN_IF_ERROR(HandleEvent(inner));
+  }
+  if (const auto* partial = std::get_if<binlog::PartialRowDataEvent>(&event.body)) {
+    // The last fragment of a fragmented rows event carries it, reassembled.
+    for (const binlog::Event& inner : partial->events) CHSYNC_RETURN_IF_ERROR(HandleEvent(inner));
   }
   return Status::Ok();
 }

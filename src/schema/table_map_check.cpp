@@ -196,6 +196,15 @@ std::optional<uint16_t> ExpectedMetadata(const Column& c, uint8_t wire) {
   }
 }
 
+/// Whether `metadata` of an old-type TIME/DATETIME/TIMESTAMP column is its declared precision:
+/// MariaDB's 5.3 "hires" TIME(n)/DATETIME(n)/TIMESTAMP(n) (tables created with
+/// mysql56_temporal_format=OFF) arrive with no metadata at all (0), and the decoder's owner records
+/// the tracked precision there (binlog::SetHiresPrecision) so that the values can be decoded.
+bool IsHiresPrecision(const Column& c, uint8_t wire, uint16_t metadata) {
+  if (wire != kTime && wire != kDateTime && wire != kTimestamp) return false;
+  return c.fsp.value_or(0) > 0 && metadata == *c.fsp;
+}
+
 /// The column's type for messages, with the character set its byte lengths depend on.
 std::string TypeWithCharset(const Column& c) {
   if ((c.type == ColumnType::kChar || c.type == ColumnType::kVarChar) && !c.charset.empty()) {
@@ -214,6 +223,9 @@ std::string DescribeMetadata(uint8_t wire, uint16_t metadata) {
     case kBlob:
     case kJson:
     case kGeometry: return fmt::format("{} (pack length {})", metadata, metadata);
+    case kTimestamp:
+    case kDateTime:
+    case kTime:
     case kTimestamp2:
     case kDateTime2:
     case kTime2: return fmt::format("{} (fsp {})", metadata, metadata);
@@ -299,7 +311,7 @@ Status Tracker::CheckTableMap(const TableMapColumns& map) const {
     }
     if (!map.metadata.empty()) {
       std::optional<uint16_t> expected = ExpectedMetadata(c, map.types[i]);
-      if (expected && *expected != map.metadata[i]) {
+      if (expected && *expected != map.metadata[i] && !IsHiresPrecision(c, map.types[i], map.metadata[i])) {
         return Error(
             ErrorKind::kConfig,
             fmt::format("TABLE_MAP for {}: column {} (`{}`) has metadata {} but the tracked schema's {} "
