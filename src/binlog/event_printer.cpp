@@ -1095,6 +1095,7 @@ class Printer {
     HexField("rows_flags", r.flags);
     Field("version", static_cast<unsigned>(r.version));
     if (r.compressed) Flag("compressed");
+    if (r.skipped) Flag("rows_not_decoded");
     if (!r.extra_data.empty()) Field("extra_data_bytes", r.extra_data.size());
     Opt("partition_id", r.partition_id);
     Opt("source_partition_id", r.source_partition_id);

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -77,13 +78,33 @@ class HiresPrecisions {
       CHSYNC_ASSIGN_OR_RETURN(std::vector<uint8_t> fsp, Lookup(map.database, map.table));
       it = cache_.emplace(key, std::move(fsp)).first;
     }
-    // A table dropped or changed since: leave the map as the event has it.
-    if (it->second.size() != map.columns.size()) return Status::Ok();
+    if (it->second.size() != map.columns.size()) {
+      // Dropped or changed since: the width of its temporal values cannot be known, and its
+      // rows are left undecoded (DecodeRowsOf) rather than misread.
+      if (unknown_.insert(key).second) {
+        fmt::print(stderr,
+                   "chsync tail: rows of {}.{} are not decoded: its TIME/DATETIME/TIMESTAMP columns may be "
+                   "MariaDB 5.3 \"hires\" columns, whose precision is not in the binlog, and the server no "
+                   "longer has the table as it was then (dropped or altered since)\n",
+                   map.database, map.table);
+      }
+      return Status::Ok();
+    }
     return binlog::SetHiresPrecision(map, it->second);
   }
 
+  /// Whether rows of `map` can be decoded: not when it still has old temporal columns without a
+  /// precision and the server could not say what it is.
+  bool DecodeRowsOf(const binlog::TableMap& map) const {
+    if (unknown_.empty()) return true;
+    return !unknown_.contains(mysql::QuoteIdentifier(map.database) + "." + mysql::QuoteIdentifier(map.table));
+  }
+
   /// After a statement that may have changed a table: look precisions up again.
-  void Forget() { cache_.clear(); }
+  void Forget() {
+    cache_.clear();
+    unknown_.clear();
+  }
 
  private:
   Result<std::vector<uint8_t>> Lookup(std::string_view database, std::string_view table) {
@@ -113,6 +134,7 @@ class HiresPrecisions {
   mysql::ConnectOptions options_;
   std::unique_ptr<mysql::Connection> conn_;
   std::unordered_map<std::string, std::vector<uint8_t>> cache_;
+  std::unordered_set<std::string> unknown_;
 };
 
 int RunTail(const TailOptions& o) {
@@ -148,6 +170,9 @@ int RunTail(const TailOptions& o) {
   HiresPrecisions hires(*connect);
   if ((*stream)->is_mariadb()) {
     decoder_options.complete_table_map = [&hires](binlog::TableMap& map) { return hires.Complete(map); };
+    decoder_options.decode_rows_of = [&hires](const binlog::TableMap& map) {
+      return hires.DecodeRowsOf(map);
+    };
   }
   binlog::Decoder decoder(decoder_options);
   binlog::PrintFormat format = o.format == "json" ? binlog::PrintFormat::kJson : binlog::PrintFormat::kText;

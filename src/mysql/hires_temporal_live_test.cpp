@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -137,6 +138,25 @@ class HiresTemporalLiveTest : public ::testing::Test {
     ASSERT_TRUE(off.ok()) << off.error().message();
     ASSERT_TRUE(created.ok()) << created.error().message();
     ASSERT_TRUE(restored.ok()) << restored.error().message();
+  }
+
+  /// Runs `chsync tail` from `start` until caught up; its exit status and its output (stderr too).
+  std::pair<int, std::string> Tail(const BinlogCoordinate& start, unsigned server_id) {
+    std::string chsync = CHSYNC_BINARY_DIR "/src/cli/chsync";
+    EXPECT_EQ(access(chsync.c_str(), X_OK), 0) << chsync << " is missing: build the chsync target";
+    setenv("CHSYNC_SOURCE_PASSWORD", options_.password.c_str(), 1);
+    std::string cmd = chsync + " tail --source mysql://" + options_.user + "@" + options_.Address() +
+                      " --from " + start.ToString() + " --until-caught-up --server-id " +
+                      std::to_string(server_id) + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    EXPECT_NE(p, nullptr);
+    std::string output;
+    if (p == nullptr) return {-1, output};
+    char buf[1 << 16];
+    while (size_t n = fread(buf, 1, sizeof buf, p)) output.append(buf, n);
+    int status = pclose(p);
+    unsetenv("CHSYNC_SOURCE_PASSWORD");
+    return {status, output};
   }
 
   ConnectOptions options_;
@@ -358,8 +378,6 @@ TEST_F(HiresTemporalLiveTest, DecodedValuesEqualTheServers) {
 // `chsync tail` has no tracked schema: it reads the precision of such columns from the server's
 // information_schema, and prints the values as the server has them.
 TEST_F(HiresTemporalLiveTest, TailPrintsTheServersValues) {
-  std::string chsync = CHSYNC_BINARY_DIR "/src/cli/chsync";
-  ASSERT_EQ(access(chsync.c_str(), X_OK), 0) << chsync << " is missing: build the chsync target";
   ASSERT_TRUE(Exec("SET time_zone = '+00:00'"));
   auto start = CurrentBinlogPosition(*conn_);
   ASSERT_TRUE(start.ok()) << start.error().message();
@@ -372,16 +390,7 @@ TEST_F(HiresTemporalLiveTest, TailPrintsTheServersValues) {
            "'-00:00:01', 'one'), (2, '838:59:59.999', '1000-01-01 00:00:00.000001', NULL, '12:00:00', "
            "'two')"));
 
-  setenv("CHSYNC_SOURCE_PASSWORD", options_.password.c_str(), 1);
-  std::string cmd = chsync + " tail --source mysql://" + options_.user + "@" + options_.Address() +
-                    " --from " + start->ToString() + " --until-caught-up --server-id 4200305 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string output;
-  char buf[1 << 16];
-  while (size_t n = fread(buf, 1, sizeof buf, p)) output.append(buf, n);
-  int status = pclose(p);
-  unsetenv("CHSYNC_SOURCE_PASSWORD");
+  auto [status, output] = Tail(*start, 4200305);
   ASSERT_EQ(status, 0) << "chsync tail failed: "
                        << output.substr(output.size() > 2000 ? output.size() - 2000 : 0);
 
@@ -406,6 +415,30 @@ TEST_F(HiresTemporalLiveTest, TailPrintsTheServersValues) {
     EXPECT_NE(output.find(expected), std::string::npos) << "tail did not print " << expected << " in:\n"
                                                         << output;
   }
+}
+
+// A table dropped since its rows were written: the precision is gone with it. tail says so, leaves
+// those rows undecoded instead of misreading them, and goes on.
+TEST_F(HiresTemporalLiveTest, TailSkipsRowsOfADroppedTableAndSaysWhy) {
+  auto start = CurrentBinlogPosition(*conn_);
+  ASSERT_TRUE(start.ok()) << start.error().message();
+  ASSERT_NO_FATAL_FAILURE(CreateOldFormatTable("CREATE TABLE " + database_ +
+                                               ".gone (id INT PRIMARY KEY, b DATETIME(6), e VARCHAR(10))"));
+  ASSERT_TRUE(Exec("INSERT INTO " + database_ + ".gone VALUES (1, '2024-06-15 12:34:56.123456', 'one')"));
+  ASSERT_TRUE(Exec("DROP TABLE " + database_ + ".gone"));
+  ASSERT_TRUE(Exec("CREATE TABLE " + database_ + ".after (id INT PRIMARY KEY)"));
+  ASSERT_TRUE(Exec("INSERT INTO " + database_ + ".after VALUES (42)"));
+
+  auto [status, output] = Tail(*start, 4200306);
+  ASSERT_EQ(status, 0) << "chsync tail failed: "
+                       << output.substr(output.size() > 2000 ? output.size() - 2000 : 0);
+  EXPECT_NE(output.find("rows of " + database_ + ".gone are not decoded"), std::string::npos) << output;
+  EXPECT_NE(output.find("table='" + database_ + ".gone' rows_flags=0x1 version=1 rows_not_decoded"),
+            std::string::npos)
+      << output;
+  // Events after it are still printed, values included.
+  EXPECT_NE(output.find("table='" + database_ + ".after'"), std::string::npos) << output;
+  EXPECT_NE(output.find("row0:after={id=42}"), std::string::npos) << output;
 }
 
 }  // namespace
