@@ -17,9 +17,11 @@ function(chsync_library name)
 endfunction()
 
 # chsync_test(NAME SOURCES... DEPS ...): a GoogleTest binary registered with ctest.
-# Unit tests are labelled "unit"; pass LABELS integration for tests that need servers.
+# Unit tests are labelled "unit"; pass LABELS integration for tests that need servers. SERIAL: the
+# test changes something every test sharing its servers would see (a global server variable), so
+# ctest runs it alone.
 function(chsync_test name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL" "" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT CHSYNC_BUILD_TESTS)
     return()
   endif()
@@ -32,5 +34,9 @@ function(chsync_test name)
     CHSYNC_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     CHSYNC_BINARY_DIR="${PROJECT_BINARY_DIR}")
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" DISCOVERY_TIMEOUT 60)
+  set(serial FALSE)
+  if(ARG_SERIAL)
+    set(serial TRUE)
+  endif()
+  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" RUN_SERIAL ${serial} DISCOVERY_TIMEOUT 60)
 endfunction()

@@ -2,6 +2,7 @@
 // and checks what it says the pipe would do in ClickHouse.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -17,8 +18,10 @@ struct CliRun {
 };
 
 CliRun ExplainDdl(const std::string& args, const std::string& sql) {
-  std::string sql_path = testing::TempDir() + "chsync_explain_ddl_policy.sql";
-  std::string err_path = testing::TempDir() + "chsync_explain_ddl_policy_stderr.txt";
+  // Per process: ctest runs this file's tests in parallel.
+  std::string tag = std::to_string(getpid());
+  std::string sql_path = testing::TempDir() + "chsync_explain_ddl_policy_" + tag + ".sql";
+  std::string err_path = testing::TempDir() + "chsync_explain_ddl_policy_stderr_" + tag + ".txt";
   std::ofstream(sql_path) << sql;
   std::string cmd = std::string(CHSYNC_BINARY) + " explain-ddl " + args + " " + sql_path + " 2>" + err_path;
   CliRun r;

@@ -5,6 +5,8 @@ if(TARGET chsync_pipe_compare)
   chsync_test(hires_temporal_e2e_test
     SOURCES ${CMAKE_CURRENT_LIST_DIR}/hires_temporal_e2e_test.cpp
     DEPS chsync_pipe_compare chsync_test_env chsync_mysql
-    LABELS integration)
+    LABELS integration
+    # Sets the global mysql56_temporal_format OFF for a moment: no other test may create tables then.
+    SERIAL)
   add_dependencies(hires_temporal_e2e_test chsync)
 endif()
