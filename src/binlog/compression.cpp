@@ -133,18 +133,25 @@ uint32_t Crc32(std::string_view bytes) {
   return static_cast<uint32_t>(crc32(crc, data, static_cast<uInt>(size)));
 }
 
-Result<std::string_view> InflateMariaEvent(std::string_view src, uint64_t offset, uint64_t max_size,
-                                           TextArena& arena) {
+Result<MariaCompressedHeader> ReadMariaCompressedHeader(std::string_view src, uint64_t offset) {
   if (src.empty()) return CorruptAt(offset, "empty compressed data");
   auto head = static_cast<uint8_t>(src[0]);
   size_t lenlen = head & 0x07;
   if ((head & 0x80) == 0 || lenlen == 0 || lenlen > 4) {
     return CorruptAt(offset, "invalid compressed-data header byte " + std::to_string(head));
   }
-  if (src.size() < 1 + lenlen) return CorruptAt(offset, "truncated compressed-data length");
-  uint64_t len = 0;
-  for (size_t i = 0; i < lenlen; ++i) len = (len << 8) | static_cast<uint8_t>(src[1 + i]);
-  return Inflate(src.substr(1 + lenlen), len, offset, max_size, arena, "compressed event");
+  if (src.size() - 1 < lenlen) return CorruptAt(offset, "truncated compressed-data length");
+  MariaCompressedHeader h;
+  for (size_t i = 0; i < lenlen; ++i)
+    h.uncompressed_size = (h.uncompressed_size << 8) | static_cast<uint8_t>(src[1 + i]);
+  h.header_size = 1 + lenlen;
+  return h;
+}
+
+Result<std::string_view> InflateMariaEvent(std::string_view src, uint64_t offset, uint64_t max_size,
+                                           TextArena& arena) {
+  CHSYNC_ASSIGN_OR_RETURN(MariaCompressedHeader h, ReadMariaCompressedHeader(src, offset));
+  return Inflate(src.substr(h.header_size), h.uncompressed_size, offset, max_size, arena, "compressed event");
 }
 
 Result<std::string_view> InflateMariaColumn(std::string_view src, uint64_t offset, uint64_t max_size,

@@ -11,6 +11,17 @@ namespace chsync::binlog {
 /// CRC32 (zlib / IEEE polynomial) of `bytes`, as binlog checksums use.
 uint32_t Crc32(std::string_view bytes);
 
+/// The header of MariaDB's compressed binlog data (see InflateMariaEvent).
+struct MariaCompressedHeader {
+  uint64_t uncompressed_size = 0;  ///< as declared; not checked against any limit
+  size_t header_size = 0;          ///< 1 + the length's byte count; the zlib stream follows
+};
+
+/// Reads only the header of MariaDB's compressed binlog data: the byte 0x80|n, then the
+/// uncompressed length in n (1–4) big-endian bytes. Nothing is inflated or allocated. A bad
+/// header byte or a truncated length is a kCorrupt error naming `offset` (where `src` starts).
+Result<MariaCompressedHeader> ReadMariaCompressedHeader(std::string_view src, uint64_t offset);
+
 /// Inflates MariaDB's compressed binlog data (QUERY_COMPRESSED query text, *_ROWS_COMPRESSED row
 /// data): a header byte 0x80|n, the uncompressed length in n (1–4) big-endian bytes, then a
 /// zlib stream. The declared length is checked against `max_size` before allocating, and the

@@ -38,5 +38,41 @@ TEST(Crc32Test, MatchesZlibAtEveryLengthAndAlignment) {
   }
 }
 
+TEST(MariaCompressedHeaderTest, ReadsTheDeclaredLengthOfOneToFourBytes) {
+  struct Case {
+    std::string bytes;
+    uint64_t size;
+    size_t header;
+  };
+  for (const Case& c :
+       {Case{std::string("\x81\x2a", 2), 42, 2}, Case{std::string("\x82\x01\x00zz", 5), 256, 3},
+        Case{std::string("\x83\x01\x02\x03", 4), 0x010203, 4},
+        Case{std::string("\x84\xff\xff\xff\xff", 5), 0xffffffffu, 5}}) {
+    auto h = ReadMariaCompressedHeader(c.bytes, 100);
+    ASSERT_TRUE(h.ok()) << h.error().message();
+    EXPECT_EQ(h->uncompressed_size, c.size);
+    EXPECT_EQ(h->header_size, c.header);
+  }
+}
+
+TEST(MariaCompressedHeaderTest, BadHeaderByteIsCorrupt) {
+  for (const std::string& bytes :
+       {std::string("\x01\x2a", 2), std::string("\x80\x2a", 2), std::string("\x85\0\0\0\0\0", 6)}) {
+    auto h = ReadMariaCompressedHeader(bytes, 100);
+    ASSERT_FALSE(h.ok());
+    EXPECT_EQ(h.error().kind(), ErrorKind::kCorrupt);
+    EXPECT_NE(h.error().message().find("header byte"), std::string::npos) << h.error().message();
+    EXPECT_NE(h.error().message().find("at offset 100"), std::string::npos) << h.error().message();
+  }
+}
+
+TEST(MariaCompressedHeaderTest, EmptyOrTruncatedLengthIsCorrupt) {
+  EXPECT_FALSE(ReadMariaCompressedHeader("", 7).ok());
+  auto h = ReadMariaCompressedHeader(std::string("\x84\x01\x02\x03", 4), 7);
+  ASSERT_FALSE(h.ok());
+  EXPECT_NE(h.error().message().find("truncated compressed-data length at offset 7"), std::string::npos)
+      << h.error().message();
+}
+
 }  // namespace
 }  // namespace chsync::binlog

@@ -165,6 +165,9 @@ Status ParseQueryStatus(ByteReader s, QueryStatus& q) {
       }
       case 130: {
         CHSYNC_ASSIGN_OR_RETURN(q.gtid_flags3, s.ReadU8("Q_GTID_FLAGS3"));
+        if (*q.gtid_flags3 & (kMariaGtidExtraCommitAlter | kMariaGtidExtraRollbackAlter)) {
+          CHSYNC_ASSIGN_OR_RETURN(q.sa_seq_no, s.ReadU64("Q_GTID_FLAGS3 START ALTER seq_no"));
+        }
         break;
       }
       default: q.unknown_code = code; return Status::Ok();
@@ -844,19 +847,18 @@ Status Decoder::DecodePreviousGtids(Context& ctx, Event& ev) {
 }
 
 Status Decoder::DecodeMariaGtid(Context& ctx, Event& ev) {
+  // Layout: MariaGtidEvent in event.h. Only what the flags announce is there, back to back; no
+  // gap before the XA id or flags_extra when commit_id is absent.
   ByteReader& r = ctx.body;
   MariaGtidEvent g;
   CHSYNC_ASSIGN_OR_RETURN(g.seq_no, r.ReadU64("GTID seq_no"));
   CHSYNC_ASSIGN_OR_RETURN(g.domain_id, r.ReadU32("GTID domain id"));
   CHSYNC_ASSIGN_OR_RETURN(g.flags2, r.ReadU8("GTID flags"));
-  constexpr uint8_t kGroupCommitId = 2, kPreparedXa = 64, kCompletedXa = 128;
-  if (g.flags2 & kGroupCommitId) {
+  if (g.flags2 & kMariaGtidGroupCommitId) {
     CHSYNC_ASSIGN_OR_RETURN(uint64_t id, r.ReadU64("GTID commit id"));
     g.commit_id = id;
-  } else {
-    CHSYNC_RETURN_IF_ERROR(r.Skip(6, "GTID padding"));
   }
-  if (g.flags2 & (kPreparedXa | kCompletedXa)) {
+  if (g.flags2 & (kMariaGtidPreparedXa | kMariaGtidCompletedXa)) {
     CHSYNC_ASSIGN_OR_RETURN(uint32_t format_id, r.ReadU32("XA format id"));
     g.xa_format_id = format_id;
     CHSYNC_ASSIGN_OR_RETURN(uint8_t gtrid_len, r.ReadU8("XA gtrid length"));
@@ -866,9 +868,25 @@ Status Decoder::DecodeMariaGtid(Context& ctx, Event& ev) {
     CHSYNC_ASSIGN_OR_RETURN(g.xa_bqual, r.ReadBytes(bqual_len, "XA bqual"));
   }
   if (!r.empty()) {
+    // The writer leaves flags_extra out when it is zero: a zero here is the padding to 19 bytes.
     CHSYNC_ASSIGN_OR_RETURN(uint8_t extra, r.ReadU8("GTID extra flags"));
-    g.flags_extra = extra;
+    if (extra != 0) {
+      g.flags_extra = extra;
+      if (extra & kMariaGtidExtraMultiEngine) {
+        CHSYNC_ASSIGN_OR_RETURN(uint8_t engines, r.ReadU8("GTID extra engines"));
+        g.extra_engines = engines;
+      }
+      if (extra & (kMariaGtidExtraCommitAlter | kMariaGtidExtraRollbackAlter)) {
+        CHSYNC_ASSIGN_OR_RETURN(uint64_t sa, r.ReadU64("GTID START ALTER seq_no"));
+        g.sa_seq_no = sa;
+      }
+      if (extra & kMariaGtidExtraThreadId) {
+        CHSYNC_ASSIGN_OR_RETURN(uint32_t thread, r.ReadU32("GTID thread id"));
+        g.thread_id = thread;
+      }
+    }
   }
+  // What remains is zero padding (or a field of a newer server): not read.
   ev.body = g;
   return Status::Ok();
 }
@@ -938,6 +956,7 @@ Status Decoder::DecodePayload(Context& ctx, Event& ev) {
                                              " at payload byte " + std::to_string(pos));
     }
     e->payload_index = index++;
+    e->payload_offset = pos;
     p.events.push_back(std::move(e).value());
     pos += size;
   }

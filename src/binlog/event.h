@@ -167,7 +167,9 @@ struct QueryStatus {
   std::optional<uint16_t> default_collation_for_utf8mb4;
   std::optional<uint8_t> sql_require_primary_key;
   std::optional<uint8_t> default_table_encryption;
-  std::optional<uint8_t> gtid_flags3;  ///< MariaDB
+  std::optional<uint8_t> gtid_flags3;  ///< MariaDB: the GTID's flags_extra (kMariaGtidExtra*)
+  /// MariaDB, with gtid_flags3 COMMIT ALTER or ROLLBACK ALTER: seq_no of the START ALTER.
+  std::optional<uint64_t> sa_seq_no;
   /// Code of a status variable we do not know; parsing stopped there (its length is unknown).
   std::optional<uint8_t> unknown_code;
 };
@@ -277,6 +279,10 @@ struct RowsEvent {
   bool partial_after_image = false;
   /// DecoderOptions::decode_rows_of declined the table: `rows` is empty.
   bool skipped = false;
+  /// MariaDB *_ROWS_COMPRESSED: the length of the inflated row data, as the compression header
+  /// declares it (read even when `skipped`, so it is the same whichever tables are decoded).
+  /// Each row takes at least one byte of it, so it bounds the row count. 0 when uncompressed.
+  uint64_t inflated_size = 0;
   std::vector<RowChange> rows;
   /// Backing store of every RowImage in `rows` (do not resize).
   std::vector<Value> values;
@@ -361,16 +367,63 @@ struct XaPrepareEvent {
 
 struct StopEvent {};
 
-/// MariaDB GTID_EVENT: domain-server-seq_no starts an event group.
+/// MariaGtidEvent::flags2 bits (MariaDB's Gtid_log_event::FL_*).
+inline constexpr uint8_t kMariaGtidStandalone = 1;     ///< no terminating COMMIT/XID event
+inline constexpr uint8_t kMariaGtidGroupCommitId = 2;  ///< commit_id present
+inline constexpr uint8_t kMariaGtidTransactional = 4;  ///< can be rolled back (InnoDB, …)
+inline constexpr uint8_t kMariaGtidAllowParallel = 8;
+inline constexpr uint8_t kMariaGtidWaited = 16;
+inline constexpr uint8_t kMariaGtidDdl = 32;
+inline constexpr uint8_t kMariaGtidPreparedXa = 64;    ///< the group is XA START … XA PREPARE
+inline constexpr uint8_t kMariaGtidCompletedXa = 128;  ///< the group is XA COMMIT or XA ROLLBACK
+/// MariaGtidEvent::flags_extra bits (FL_*_E1).
+inline constexpr uint8_t kMariaGtidExtraMultiEngine = 1;  ///< extra_engines present
+inline constexpr uint8_t kMariaGtidExtraStartAlter = 2;
+inline constexpr uint8_t kMariaGtidExtraCommitAlter = 4;    ///< sa_seq_no present
+inline constexpr uint8_t kMariaGtidExtraRollbackAlter = 8;  ///< sa_seq_no present
+inline constexpr uint8_t kMariaGtidExtraThreadId = 16;      ///< thread_id present (MariaDB 11.5+)
+
+/// MariaDB GTID_EVENT: domain-server-seq_no starts an event group. Body layout (offsets after
+/// the common header; each optional part follows the previous one without a gap):
+///
+/// | offset | size  | field                                      | present                               |
+/// |--------|-------|--------------------------------------------|---------------------------------------|
+/// | 0      | 8     | seq_no                                     | always                                |
+/// | 8      | 4     | domain_id                                  | always                                |
+/// | 12     | 1     | flags2                                     | always                                |
+/// | 13     | 8     | commit_id                                  | kMariaGtidGroupCommitId               |
+/// | …      | 4     | XA formatID                                | kMariaGtid{Prepared,Completed}Xa      |
+/// | …      | 1 + 1 | XA gtrid_length, bqual_length (<= 64 each) | the same                              |
+/// | …      | n     | XA gtrid, then bqual                       | the same                              |
+/// | …      | 1     | flags_extra (written only when non-zero)   | when bytes remain                     |
+/// | …      | 1     | extra_engines                              | kMariaGtidExtraMultiEngine            |
+/// | …      | 8     | sa_seq_no                                  | kMariaGtidExtra{Commit,Rollback}Alter |
+/// | …      | 4     | thread_id                                  | kMariaGtidExtraThreadId               |
+///
+/// then zero bytes up to a 19-byte body when less was written. So a zero where flags_extra
+/// would be is padding: `flags_extra` is set only when that byte is non-zero.
+///
+/// XA as MariaDB 10.5+ logs it: XA START … XA END, XA PREPARE is one group whose GTID has
+/// kMariaGtidPreparedXa and ends with an XA_PREPARE event; XA COMMIT and XA ROLLBACK are each a
+/// later standalone group (kMariaGtidCompletedXa, the same XA id) holding one QUERY with the
+/// statement: only its text tells commit from rollback. XA COMMIT … ONE PHASE is logged as an
+/// ordinary transaction (no XA flags, ends with XID).
 struct MariaGtidEvent {
   uint64_t seq_no = 0;
   uint32_t domain_id = 0;
-  uint8_t flags2 = 0;  ///< 1 standalone, 2 group commit id, 4 transactional, 32 DDL, 64/128 XA, …
+  uint8_t flags2 = 0;  ///< kMariaGtid* bits
   std::optional<uint64_t> commit_id;
-  std::optional<uint32_t> xa_format_id;
+  std::optional<uint32_t> xa_format_id;  ///< set with the XA flags; then xa_gtrid/xa_bqual too
   std::string_view xa_gtrid;
   std::string_view xa_bqual;
-  std::optional<uint8_t> flags_extra;
+  std::optional<uint8_t> flags_extra;  ///< kMariaGtidExtra* bits; unset when absent or zero
+  /// Engines beyond the first taking part in the transaction (MariaDB 10.11 writes 255 in XA
+  /// PREPARE groups).
+  std::optional<uint8_t> extra_engines;
+  /// seq_no of the START ALTER group a COMMIT ALTER or ROLLBACK ALTER completes (same domain).
+  std::optional<uint64_t> sa_seq_no;
+  /// Id of the connection that ran the transaction (MariaDB 11.5+).
+  std::optional<uint32_t> thread_id;
 };
 
 struct MariaGtid {
@@ -418,10 +471,15 @@ struct Event {
   EventHeader header;
   /// Binlog file the event is in (the decoder's current file), and the 64-bit offset of the
   /// event's first byte in it. Events inside a TRANSACTION_PAYLOAD carry the payload event's
-  /// position and their index in `payload_index`.
+  /// position, their index in `payload_index` and their offset in `payload_offset`.
   std::string_view file;
   uint64_t position = 0;
   std::optional<uint32_t> payload_index;
+  /// For an event inside a TRANSACTION_PAYLOAD (payload_index set): the offset of its first
+  /// byte in the uncompressed payload. The payload's events are back to back: the first is at
+  /// 0, each next one at the previous offset + its header.event_size, and the last ends at the
+  /// payload's uncompressed_size. 0 for every other event.
+  uint64_t payload_offset = 0;
   bool checksum_verified = false;
   EventBody body;
 

@@ -699,6 +699,7 @@ class Printer {
     Opt("sql_require_primary_key", s.sql_require_primary_key);
     Opt("default_table_encryption", s.default_table_encryption);
     Opt("gtid_flags3", s.gtid_flags3);
+    Opt("sa_seq_no", s.sa_seq_no);
     Opt("unknown_status_code", s.unknown_code);
     Str("db", q.database);
     Str("query", q.query);
@@ -1195,6 +1196,9 @@ class Printer {
       Str("xa_bqual", g.xa_bqual);
     }
     if (g.flags_extra) HexField("flags_extra", *g.flags_extra);
+    if (g.extra_engines) Field("extra_engines", static_cast<unsigned>(*g.extra_engines));
+    Opt("sa_seq_no", g.sa_seq_no);
+    Opt("thread_id", g.thread_id);
   }
   void Body(const Event&, const MariaGtidListEvent& l) {
     std::string s;

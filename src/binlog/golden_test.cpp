@@ -15,6 +15,13 @@ namespace {
 const std::string kFixtures = CHSYNC_SOURCE_DIR "/../shared/fixtures/binlog/";
 const std::string kGolden = CHSYNC_SOURCE_DIR "/tests/data/binlog/golden/";
 
+/// A MANIFEST fixture path: under the shared fixtures, or, starting with "tests/", in this
+/// repository (binlogs captured for chsync: tests/data/binlog/captures/).
+std::string FixturePath(const std::string& fixture) {
+  if (fixture.starts_with("tests/")) return CHSYNC_SOURCE_DIR "/" + fixture;
+  return kFixtures + fixture;
+}
+
 struct GoldenCase {
   std::string golden;
   std::string fixture;
@@ -63,7 +70,7 @@ class GoldenTest : public testing::TestWithParam<GoldenCase> {};
 
 TEST_P(GoldenTest, DecodesAsRecorded) {
   const GoldenCase& c = GetParam();
-  std::string actual = DecodeAll(kFixtures + c.fixture);
+  std::string actual = DecodeAll(FixturePath(c.fixture));
   std::string golden_path = kGolden + c.golden;
   if (std::getenv("CHSYNC_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(golden_path, std::ios::binary) << actual;

@@ -566,11 +566,18 @@ Status ParseRows(ByteReader r, EventType type, uint8_t post_header_len,
                      "." + t.table + " (id " + std::to_string(t.table_id) + ") has " +
                      std::to_string(t.columns.size()));
   }
+  bool two_images = out.kind == RowsKind::kUpdate || out.kind == RowsKind::kPartialUpdate;
   if (ctx.decode_rows_of != nullptr && *ctx.decode_rows_of && !(*ctx.decode_rows_of)(t)) {
     out.skipped = true;
+    if (out.compressed) {
+      // Only the compression header after the bitmaps, for inflated_size; nothing is inflated.
+      CHSYNC_RETURN_IF_ERROR(r.Skip((two_images ? 2 : 1) * ((columns + 7) / 8), "columns bitmaps"));
+      uint64_t at = r.offset();
+      CHSYNC_ASSIGN_OR_RETURN(MariaCompressedHeader h, ReadMariaCompressedHeader(r.ReadRest(), at));
+      out.inflated_size = h.uncompressed_size;
+    }
     return Status::Ok();
   }
-  bool two_images = out.kind == RowsKind::kUpdate || out.kind == RowsKind::kPartialUpdate;
   CHSYNC_ASSIGN_OR_RETURN(ImageLayout first, ReadBitmap(r, columns, "columns-present bitmap"));
   ImageLayout second = first;
   if (two_images) {
@@ -585,6 +592,7 @@ Status ParseRows(ByteReader r, EventType type, uint8_t post_header_len,
     uint64_t at = r.offset();
     CHSYNC_ASSIGN_OR_RETURN(std::string_view inflated,
                             InflateMariaEvent(r.ReadRest(), at, ctx.max_uncompressed_size, ctx.arena));
+    out.inflated_size = inflated.size();  // the declared size: InflateMariaEvent checks it
     rows = ByteReader(inflated, at);
   }
 

@@ -34,7 +34,7 @@ struct RunFlags {
   std::optional<std::string> source, dest, tables, state, dest_database, log_level;
   std::optional<uint32_t> server_id;
   std::optional<unsigned> snapshot_parallelism;
-  std::optional<uint64_t> snapshot_chunk_rows, batch_rows, batch_age_ms;
+  std::optional<uint64_t> snapshot_chunk_rows, batch_rows, batch_age_ms, batch_bytes;
   std::vector<std::string> schema_policies;  // --schema-policy, in the order given
   bool until_caught_up = false;
   std::string table;  // resync --table
@@ -61,6 +61,7 @@ int RunOrResync(const RunFlags& f, bool resync) {
   if (f.snapshot_chunk_rows) config.snapshot_chunk_rows = *f.snapshot_chunk_rows;
   if (f.batch_rows) config.batch_max_rows = *f.batch_rows;
   if (f.batch_age_ms) config.batch_max_age_ms = *f.batch_age_ms;
+  if (f.batch_bytes) config.batch_max_bytes = *f.batch_bytes;
   for (const std::string& assignment : f.schema_policies) {
     Status assigned = config.policies.Assign(assignment);
     if (!assigned.ok()) {
@@ -99,7 +100,7 @@ int RunOrResync(const RunFlags& f, bool resync) {
     return usage ? kExitUsage : kExitFailure;
   }
   if (g_stop) {
-    log::Info("stopped; checkpoint saved");
+    log::Info("stopped");
   } else {
     log::Info("caught up; checkpoint saved");
   }
@@ -131,6 +132,9 @@ void AddFlags(CLI::App* sub, RunFlags& f) {
       ->check(CLI::Range(uint64_t{1}, uint64_t{10000000}));
   sub->add_option("--batch-age-ms", f.batch_age_ms, "…or when they waited this long (default 1000)")
       ->check(CLI::Range(uint64_t{10}, uint64_t{600000}));
+  sub->add_option("--batch-max-bytes", f.batch_bytes,
+                  "…or when they take this many bytes; bounds memory (default 33554432, 32 MiB)")
+      ->check(CLI::Range(uint64_t{1} << 16, uint64_t{1} << 34));
   sub->add_option("--log-level", f.log_level, "debug, info (default), warn, error");
   sub->add_option("--schema-policy", f.schema_policies,
                   "KEY=VALUE or DB.TABLE:KEY=VALUE (repeatable; applied after the file's schema_changes), "

@@ -38,6 +38,11 @@ constexpr Feature kFeatures[] = {
     // 20.2: X-ClickHouse-Exception-Code header on HTTP errors (PR #8786, January 2020; 18.16 sends
     // none, verified). chsync parses "Code: N" from the body when the header is missing.
     {"http_exception_code_header", &Capabilities::http_exception_code_header, {20, 2, 0, 0}},
+    // 21.1: fsync_after_insert and fsync_part_directory. Accepted since 20.6 (PR #11948; 18.16 has
+    // neither in system.merge_tree_settings, verified), but they had no effect until PR #18845
+    // ("Fix never worked fsync_part_directory/fsync_after_insert", changelog 21.1), so 21.1 is the
+    // first release where the guarantee holds.
+    {"fsync_after_insert", &Capabilities::fsync_after_insert, {21, 1, 0, 0}},
     // 21.9: Date32 (changelog 21.9, PR #25774).
     {"date32", &Capabilities::date32, {21, 9, 0, 0}},
     // 21.12: Bool type (changelog 21.12, PR #31072).
@@ -57,6 +62,7 @@ constexpr Feature kFeatures[] = {
 
 Capabilities FromVersion(const ServerVersion& version) {
   Capabilities caps;
+  caps.version = version;
   for (const Feature& f : kFeatures) caps.*(f.field) = version >= f.since;
   return caps;
 }

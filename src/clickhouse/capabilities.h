@@ -28,6 +28,11 @@ struct Capabilities {
   bool modify_to_nullable = false;          ///< ALTER … MODIFY COLUMN c Nullable(T) on MergeTree
   bool rename_column = false;               ///< ALTER … RENAME COLUMN
   bool http_exception_code_header = false;  ///< X-ClickHouse-Exception-Code response header
+  /// MergeTree settings fsync_after_insert and fsync_part_directory, in a release where they work:
+  /// an INSERT is acknowledged only after its part's files and directory are fsynced.
+  bool fsync_after_insert = false;
+  /// The version these capabilities were decided from, for messages; {0, 0} when built by hand.
+  ServerVersion version;
 };
 
 /// The capabilities of `version`, from one table of (feature, first version).

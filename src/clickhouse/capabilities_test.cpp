@@ -23,6 +23,8 @@ TEST(CapabilitiesTest, ClickHouse1816HasOnlyTheOldFeatures) {
   EXPECT_FALSE(c.add_column_if_not_exists);
   EXPECT_FALSE(c.ip_types);
   EXPECT_FALSE(c.decimal256);
+  EXPECT_FALSE(c.fsync_after_insert);
+  EXPECT_EQ(c.version, (ServerVersion{18, 16, 1, 0}));
 }
 
 TEST(CapabilitiesTest, ClickHouse267HasEverything) {
@@ -42,6 +44,8 @@ TEST(CapabilitiesTest, BoundariesAreTheFirstReleases) {
       {{21, 8, 15, 7}, {21, 9, 2, 17}, &Capabilities::date32},
       {{23, 1, 7, 30}, {23, 2, 1, 2537}, &Capabilities::replacing_is_deleted},
       {{20, 3, 21, 2}, {20, 4, 2, 9}, &Capabilities::rename_column},
+      // 20.6 to 20.12 accept the settings but ignore them (fixed by PR #18845 in 21.1).
+      {{20, 12, 8, 5}, {21, 1, 2, 15}, &Capabilities::fsync_after_insert},
   };
   for (const Case& c : cases) {
     EXPECT_FALSE(FromVersion(c.before).*(c.field)) << c.before.ToString();

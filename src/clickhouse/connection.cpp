@@ -52,15 +52,43 @@ Status ApplyQueryOptions(std::string_view query, ConnectOptions& options, bool& 
 
 }  // namespace
 
+Error CancelledError(std::string_view what) {
+  return Error(ErrorKind::kNetwork, "cancelled: " + std::string(what));
+}
+
+bool IsCancelled(const Error& error) {
+  if (error.kind() != ErrorKind::kNetwork) return false;
+  const std::string& message = error.message();
+  return message.starts_with("cancelled: ") || message.find(": cancelled: ") != std::string::npos;
+}
+
+bool Connection::SleepUnlessCancelled(std::chrono::milliseconds duration) const {
+  constexpr std::chrono::milliseconds kStep{50};
+  const auto deadline = std::chrono::steady_clock::now() + duration;
+  for (;;) {
+    if (cancelled()) return false;
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) return true;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(deadline - now, kStep));
+  }
+}
+
 Result<std::string> Connection::RunWithRetries(std::string_view sql, std::string_view data,
                                                std::string_view format, const RequestOptions& request) {
+  if (cancelled()) return CancelledError("nothing sent to " + Describe());
   std::chrono::milliseconds backoff = retry_.initial_backoff;
   for (int attempt = 1;; ++attempt) {
     auto result = Run(sql, data, format, request);
-    if (result.ok() || attempt >= retry_.max_attempts || !IsRetryable(result.error())) return result;
+    if (result.ok() || attempt >= retry_.max_attempts || !IsRetryable(result.error()) ||
+        IsCancelled(result.error())) {
+      return result;
+    }
     log::Warn("{}; retrying in {} ms (attempt {} of {})", result.error().message(), backoff.count(),
               attempt + 1, retry_.max_attempts);
-    std::this_thread::sleep_for(backoff);
+    if (!SleepUnlessCancelled(backoff)) {
+      return CancelledError("stopped retrying after attempt " + std::to_string(attempt) + " of " +
+                            std::to_string(retry_.max_attempts) + ": " + result.error().message());
+    }
     backoff = std::min(backoff * 2, retry_.max_backoff);
   }
 }
@@ -97,6 +125,7 @@ Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions
   if (url.scheme == "file") {
     CHSYNC_ASSIGN_OR_RETURN(auto conn, EmbeddedConnection::Open(url.path, options));
     conn->set_retry_policy(options.retry);
+    conn->set_cancel(options.cancel);
     return std::unique_ptr<Connection>(std::move(conn));
   }
   if (url.scheme != "http" && url.scheme != "https") {
@@ -123,6 +152,7 @@ Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions
   CHSYNC_ASSIGN_OR_RETURN(auto conn, HttpConnection::Create(std::move(base), std::move(user),
                                                             std::move(password), std::move(effective)));
   conn->set_retry_policy(retry);
+  conn->set_cancel(options.cancel);
   return std::unique_ptr<Connection>(std::move(conn));
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -51,6 +52,13 @@ struct ConnectOptions {
   /// Path of libchdb.so for file: URLs; empty: $CHSYNC_CHDB_LIB if set, else the first of
   /// <exe dir>/../lib/libchdb.so, the build's .deps/chdb/libchdb.so, "libchdb.so" on the loader path.
   std::string chdb_library;
+  /// Stops the connection when it points to true (set from any thread or a signal handler): the back-off
+  /// wait between attempts ends within about 100 ms and no further attempt starts, an HTTP
+  /// transfer in progress is aborted (libcurl checks it at least once a second), and the call
+  /// returns CancelledError (IsCancelled). Already true: a call returns at once without sending
+  /// anything. A statement the embedded engine has started runs to its end. Null: never
+  /// cancelled. The flag must outlive the connection (or be replaced by set_cancel).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Per-request extras.
@@ -90,8 +98,14 @@ class Connection {
 
   void set_retry_policy(const RetryPolicy& policy) { retry_ = policy; }
   const RetryPolicy& retry_policy() const { return retry_; }
+  /// The flag that cancels this connection (ConnectOptions::cancel); null: never cancelled.
+  void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
 
  protected:
+  /// The cancel flag, for a transport that can abort a request in progress; may be null.
+  const std::atomic<bool>* cancel_flag() const { return cancel_; }
+  bool cancelled() const { return cancel_ != nullptr && cancel_->load(std::memory_order_relaxed); }
+
   /// Runs one statement; `data` (may be empty) follows the statement text as its inline data.
   virtual Result<std::string> Run(std::string_view sql, std::string_view data, std::string_view format,
                                   const RequestOptions& request) = 0;
@@ -101,9 +115,22 @@ class Connection {
   Result<std::string> RunWithRetries(std::string_view sql, std::string_view data, std::string_view format,
                                      const RequestOptions& request);
 
+  /// Sleeps `duration` in steps of at most 50 ms; false as soon as the connection is cancelled.
+  bool SleepUnlessCancelled(std::chrono::milliseconds duration) const;
+
   std::optional<ServerVersion> version_;
   RetryPolicy retry_;
+  const std::atomic<bool>* cancel_ = nullptr;
 };
+
+/// The error of a call that ConnectOptions::cancel stopped: kNetwork (the statement may or may
+/// not have been applied, as after a broken connection), message "cancelled: <what>".
+Error CancelledError(std::string_view what);
+
+/// True for an error made by CancelledError, also after context was added in front of it
+/// (kNetwork, message starting with "cancelled: " or containing ": cancelled: "). Callers that
+/// retry kNetwork errors should stop instead.
+bool IsCancelled(const Error& error);
 
 /// Opens a destination from its URL: `http(s)://USER[:PASSWORD]@HOST[:PORT][/DATABASE][?options]`
 /// (a server) or `file:PATH` (an embedded store at PATH, created when missing). Without a password

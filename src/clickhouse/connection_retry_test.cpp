@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <deque>
+#include <thread>
 
 #include "clickhouse/connection.h"
 
@@ -83,6 +85,84 @@ TEST(ConnectionRetry, SingleAttemptPolicyNeverRetries) {
   conn.set_retry_policy(Fast(1));
   EXPECT_FALSE(conn.Query("SELECT 1").ok());
   EXPECT_EQ(conn.calls, 1);
+}
+
+/// A Connection whose transport always fails with a retryable error; counts the attempts.
+class FailingConnection : public Connection {
+ public:
+  std::string Describe() const override { return "failing"; }
+  bool embedded() const override { return false; }
+  std::atomic<int> calls{0};
+
+ protected:
+  Result<std::string> Run(std::string_view, std::string_view, std::string_view,
+                          const RequestOptions&) override {
+    ++calls;
+    return Error(ErrorKind::kNetwork, "connection refused");
+  }
+};
+
+TEST(ConnectionCancel, FlagSetWhileRetryingStopsTheRetries) {
+  std::atomic<bool> cancel{false};
+  FailingConnection conn;
+  RetryPolicy policy;
+  policy.max_attempts = 1000;
+  policy.initial_backoff = std::chrono::milliseconds(5);
+  policy.max_backoff = std::chrono::milliseconds(50);
+  conn.set_retry_policy(policy);
+  conn.set_cancel(&cancel);
+  std::thread canceller([&] {
+    while (conn.calls.load() < 3) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    cancel = true;
+  });
+  auto r = conn.Insert("INSERT INTO t FORMAT RowBinary", "x");
+  canceller.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsCancelled(r.error())) << r.error().message();
+  EXPECT_EQ(r.error().kind(), ErrorKind::kNetwork);
+  EXPECT_GE(conn.calls.load(), 3);
+  EXPECT_LT(conn.calls.load(), 100);
+}
+
+TEST(ConnectionCancel, FlagSetDuringALongBackoffEndsTheWait) {
+  // Were the back-off not cut short, this test would sleep for ten minutes before failing.
+  std::atomic<bool> cancel{false};
+  FailingConnection conn;
+  RetryPolicy policy;
+  policy.max_attempts = 3;
+  policy.initial_backoff = std::chrono::minutes(10);
+  policy.max_backoff = std::chrono::minutes(10);
+  conn.set_retry_policy(policy);
+  conn.set_cancel(&cancel);
+  std::thread canceller([&] {
+    while (conn.calls.load() < 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    cancel = true;
+  });
+  auto r = conn.Query("SELECT 1");
+  canceller.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsCancelled(r.error())) << r.error().message();
+  EXPECT_EQ(conn.calls.load(), 1);
+}
+
+TEST(ConnectionCancel, AlreadyCancelledSendsNothing) {
+  std::atomic<bool> cancel{true};
+  FailingConnection conn;
+  conn.set_retry_policy(Fast(5));
+  conn.set_cancel(&cancel);
+  auto r = conn.Execute("SELECT 1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsCancelled(r.error())) << r.error().message();
+  EXPECT_EQ(conn.calls.load(), 0);
+}
+
+TEST(ConnectionCancel, IsCancelledTellsCancelledErrorsApart) {
+  EXPECT_TRUE(IsCancelled(CancelledError("insert aborted")));
+  Error with_context = CancelledError("insert aborted");
+  with_context.AddContext("while flushing `db`.`t`");
+  EXPECT_TRUE(IsCancelled(with_context)) << with_context.message();
+  EXPECT_FALSE(IsCancelled(Error(ErrorKind::kNetwork, "connection refused")));
+  EXPECT_FALSE(IsCancelled(Error(ErrorKind::kServer, "cancelled: not ours", 394)));
 }
 
 }  // namespace

@@ -189,6 +189,20 @@ Status CheckNotMetadataName(const schema::Column& column, std::string_view table
   return Status::Ok();
 }
 
+Status CheckDurable(const Capabilities& caps, const DdlTarget& target, std::string_view table) {
+  if (!target.durable || caps.fsync_after_insert) return Status::Ok();
+  std::string server = caps.version == ServerVersion{} ? "this ClickHouse"
+                                                       : "ClickHouse " + std::to_string(caps.version.major) +
+                                                             "." + std::to_string(caps.version.minor);
+  ServerVersion since = FirstVersionWith("fsync_after_insert");
+  return Error(ErrorKind::kUnsupported,
+               "table " + std::string(table) + ": " + server +
+                   " cannot fsync inserted parts (fsync_after_insert needs " + std::to_string(since.major) +
+                   "." + std::to_string(since.minor) +
+                   " or later): upgrade, or use replicas with insert_quorum (?insert_quorum=2 in the "
+                   "destination URL)");
+}
+
 }  // namespace
 
 SortingKey ChooseSortingKey(const schema::TableSchema& table) {
@@ -222,6 +236,7 @@ Result<std::string> CreateTable(const schema::TableSchema& table, const Capabili
   if (table.columns.empty()) {
     return Error(ErrorKind::kUnsupported, "table " + table.QualifiedName() + " has no columns");
   }
+  CHSYNC_RETURN_IF_ERROR(CheckDurable(caps, target, table.QualifiedName()));
   std::string sql = "CREATE TABLE IF NOT EXISTS " + QualifiedName(target.database, table.name) +
                     OnCluster(target) + "\n(\n";
   for (const schema::Column& column : table.columns) {
@@ -265,6 +280,7 @@ Result<std::string> CreateTable(const schema::TableSchema& table, const Capabili
     }
   }
   sql += "\nORDER BY (" + order + ")";
+  if (target.durable) sql.append("\nSETTINGS ").append(kDurableSettings);
   return sql;
 }
 
@@ -304,6 +320,11 @@ Result<std::string> RenameColumn(std::string_view table, std::string_view from, 
   }
   return "ALTER TABLE " + QualifiedName(target.database, table) + OnCluster(target) + " RENAME COLUMN " +
          QuoteIdentifier(from) + " TO " + QuoteIdentifier(to);
+}
+
+std::string MakeDurable(std::string_view table, const DdlTarget& target) {
+  return "ALTER TABLE " + QualifiedName(target.database, table) + OnCluster(target) + " MODIFY SETTING " +
+         std::string(kDurableSettings);
 }
 
 std::string DropTable(std::string_view table, const DdlTarget& target) {

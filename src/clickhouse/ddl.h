@@ -27,7 +27,16 @@ struct DdlTarget {
   /// (literally, so servers without the {database}/{table} macros work too).
   std::string replication_path = "/clickhouse/tables/{shard}/{db}/{table}";
   std::string replica_name = "{replica}";
+  /// Tables are created with `SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`, so that
+  /// an INSERT ClickHouse acknowledged survives a power loss of its host (by default ClickHouse
+  /// acknowledges once the part is in the page cache). Costs an fsync per inserted part. Needs
+  /// caps.fsync_after_insert: CreateTable fails otherwise, never creates a table silently weaker.
+  bool durable = false;
 };
+
+/// The MergeTree settings of a durable table (DdlTarget::durable), for any statement that creates
+/// or alters one.
+inline constexpr std::string_view kDurableSettings = "fsync_after_insert = 1, fsync_part_directory = 1";
 
 /// The sorting key of a destination table, chosen by this rule (docs/types.md, "Keys"):
 /// 1. the source's primary key, in key order;
@@ -46,10 +55,17 @@ std::string CreateDatabase(const DdlTarget& target);
 /// CREATE TABLE IF NOT EXISTS for `table` (named table.name in target.database): the mapped source
 /// columns, the metadata columns, ReplacingMergeTree(_chsync_version[, _chsync_is_deleted]) (the
 /// second argument where caps.replacing_is_deleted), ORDER BY ChooseSortingKey. Nullable key
-/// columns enter the key as isNull(c), assumeNotNull(c). Fails (kUnsupported) when a column
-/// cannot be mapped or a source column uses a metadata column's name.
+/// columns enter the key as isNull(c), assumeNotNull(c); `SETTINGS kDurableSettings` where
+/// target.durable. Fails (kUnsupported) when a column cannot be mapped, a source column uses a
+/// metadata column's name, or target.durable is set and the server lacks caps.fsync_after_insert.
 Result<std::string> CreateTable(const schema::TableSchema& table, const Capabilities& caps,
                                 const DdlTarget& target);
+
+/// ALTER TABLE `db`.`t` [ON CLUSTER c] MODIFY SETTING fsync_after_insert = 1, fsync_part_directory = 1:
+/// makes a table created before DdlTarget::durable was set durable for the inserts that follow
+/// (parts already written are not fsynced by it). REQUIRES caps.fsync_after_insert (on older servers
+/// ClickHouse rejects the settings, or accepts them without effect).
+std::string MakeDurable(std::string_view table, const DdlTarget& target);
 
 /// ALTER TABLE … ADD COLUMN for `column`, positioned AFTER `after` (empty: FIRST where the server
 /// supports it, else at the end), with its DEFAULT when schema's parsed default is a portable

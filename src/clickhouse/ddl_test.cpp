@@ -64,6 +64,58 @@ TEST(DdlTest, CreateTableOnCluster) {
   EXPECT_EQ(CreateDatabase(target), "CREATE DATABASE IF NOT EXISTS `dest` ON CLUSTER `main`");
 }
 
+TEST(DdlTest, DurableTableOnNewServerHasFsyncSettings) {
+  DdlTarget target{.database = "dest", .durable = true};
+  auto sql = CreateTable(Orders(), kNew, target);
+  ASSERT_TRUE(sql.ok()) << sql.error().message();
+  EXPECT_EQ(*sql,
+            "CREATE TABLE IF NOT EXISTS `dest`.`orders`\n(\n"
+            "    `id` UInt64,\n"
+            "    `select` Nullable(String),\n"
+            "    `created` DateTime64(3, 'UTC'),\n"
+            "    `_chsync_version` UInt64,\n"
+            "    `_chsync_is_deleted` UInt8,\n"
+            "    `_chsync_synced_at` DateTime64(3) DEFAULT now64(3)\n"
+            ")\nENGINE = ReplacingMergeTree(`_chsync_version`, `_chsync_is_deleted`)\n"
+            "ORDER BY (`id`)\n"
+            "SETTINGS fsync_after_insert = 1, fsync_part_directory = 1");
+  DdlTarget clustered{.database = "dest", .cluster = "main", .durable = true};
+  auto replicated = CreateTable(Orders(), kNew, clustered);
+  ASSERT_TRUE(replicated.ok()) << replicated.error().message();
+  EXPECT_TRUE(
+      replicated->ends_with("`_chsync_is_deleted`)\nORDER BY (`id`)\n"
+                            "SETTINGS fsync_after_insert = 1, fsync_part_directory = 1"))
+      << *replicated;
+}
+
+TEST(DdlTest, DurableTableOnOldServerIsRefused) {
+  DdlTarget target{.database = "dest", .durable = true};
+  auto sql = CreateTable(Orders(), kOld, target);
+  ASSERT_FALSE(sql.ok());
+  EXPECT_EQ(sql.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_EQ(sql.error().message(),
+            "table shop.orders: ClickHouse 18.16 cannot fsync inserted parts (fsync_after_insert needs "
+            "21.1 or later): upgrade, or use replicas with insert_quorum (?insert_quorum=2 in the "
+            "destination URL)");
+  // 20.6 to 20.12 accept the settings, but they took no effect before 21.1.
+  auto accepted_but_ignored = CreateTable(Orders(), FromVersion({20, 12, 8, 5}), target);
+  ASSERT_FALSE(accepted_but_ignored.ok());
+  EXPECT_NE(accepted_but_ignored.error().message().find("ClickHouse 20.12 cannot"), std::string::npos)
+      << accepted_but_ignored.error().message();
+  // Without `durable`, the old server gets its table and no SETTINGS.
+  auto plain = CreateTable(Orders(), kOld, {.database = "dest"});
+  ASSERT_TRUE(plain.ok()) << plain.error().message();
+  EXPECT_EQ(plain->find("SETTINGS"), std::string::npos) << *plain;
+}
+
+TEST(DdlTest, MakeDurableAltersAnExistingTable) {
+  EXPECT_EQ(MakeDurable("orders", {.database = "dest"}),
+            "ALTER TABLE `dest`.`orders` MODIFY SETTING fsync_after_insert = 1, fsync_part_directory = 1");
+  EXPECT_EQ(MakeDurable("orders", {.database = "dest", .cluster = "main"}),
+            "ALTER TABLE `dest`.`orders` ON CLUSTER `main` MODIFY SETTING fsync_after_insert = 1, "
+            "fsync_part_directory = 1");
+}
+
 TEST(DdlTest, MetadataColumnNameInTheSourceIsRefused) {
   schema::TableSchema t = Orders();
   t.columns.push_back(Col("_chsync_version", ColumnType::kInt));

@@ -1,11 +1,12 @@
 #include "clickhouse/http_connection.h"
 
 #include <curl/curl.h>
-#include <zlib.h>
 
+#include <atomic>
 #include <cstring>
 #include <mutex>
 
+#include "clickhouse/gzip.h"
 #include "clickhouse/server_error.h"
 
 namespace chsync::clickhouse {
@@ -74,25 +75,10 @@ std::string Escape(CURL* curl, std::string_view text) {
   return out;
 }
 
-/// Gzip of `data` (RFC 1952), which every ClickHouse HTTP server accepts with
-/// `Content-Encoding: gzip`.
-Result<std::string> Gzip(std::string_view data) {
-  z_stream zs{};
-  if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    return Error(ErrorKind::kInternal, "zlib deflateInit2 failed");
-  }
-  std::string out;
-  out.resize(deflateBound(&zs, data.size()));
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = deflate(&zs, Z_FINISH);
-  size_t produced = zs.total_out;
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END) return Error(ErrorKind::kInternal, "zlib deflate failed");
-  out.resize(produced);
-  return out;
+/// libcurl's progress callback: a non-zero return aborts the transfer (CURLE_ABORTED_BY_CALLBACK).
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel->load(std::memory_order_relaxed) ? 1 : 0;
 }
 
 void GlobalInit() {
@@ -199,6 +185,11 @@ Result<std::string> HttpConnection::Run(std::string_view sql, std::string_view d
   if (!options_.tls_ca.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.tls_ca.c_str());
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, options_.tls_verify ? 1L : 0L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, options_.tls_verify ? 2L : 0L);
+  if (const std::atomic<bool>* cancel = cancel_flag(); cancel != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &OnProgress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(cancel));
+  }
   char curl_error[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_error);
 
@@ -209,6 +200,10 @@ Result<std::string> HttpConnection::Run(std::string_view sql, std::string_view d
   long opened = 0;
   curl_easy_getinfo(curl, CURLINFO_NUM_CONNECTS, &opened);
   connections_opened_ += static_cast<uint64_t>(opened);
+  if (rc == CURLE_ABORTED_BY_CALLBACK) {
+    return CancelledError(std::string(insert ? "insert" : "statement") + " to ClickHouse at " + base_url_ +
+                          " aborted");
+  }
   if (rc != CURLE_OK) {
     std::string detail = curl_error[0] != '\0' ? curl_error : curl_easy_strerror(rc);
     ErrorKind kind = rc == CURLE_SSL_CACERT_BADFILE ? ErrorKind::kConfig : ErrorKind::kNetwork;

@@ -11,7 +11,8 @@ namespace chsync::clickhouse {
 /// TCP (and TLS) connection alive between requests. Statements go in the POST body; an insert puts
 /// its statement in the `query` parameter and streams the data as the body (gzip-compressed when
 /// large). Every request carries `wait_end_of_query=1`, so an exception raised while the server
-/// produces output still arrives as an HTTP error rather than as a cut-off 200 body.
+/// produces output still arrives as an HTTP error rather than as a cut-off 200 body. With a cancel
+/// flag (ConnectOptions::cancel), libcurl's progress callback aborts a request in progress.
 class HttpConnection final : public Connection {
  public:
   /// `base_url` is "http(s)://host:port/" without credentials.

@@ -494,6 +494,70 @@ TEST_P(RoundTripTest, TableWriterKeepsAFailedBatchForRetry) {
             "1\t123.45\t7\t0\n");
 }
 
+TEST_P(RoundTripTest, DurableTableFsyncsInsertsOrIsRefused) {
+  // The embedded chDB is 26.7; the test server is 18.16, which has neither setting.
+  if (GetParam() == Engine::kEmbedded) {
+    EXPECT_TRUE(caps_.fsync_after_insert);
+  }
+  auto known = conn_->Query(
+      "SELECT count() FROM system.merge_tree_settings WHERE name IN ('fsync_after_insert', "
+      "'fsync_part_directory')");
+  ASSERT_TRUE(known.ok()) << known.error().message();
+  schema::TableSchema table;
+  table.database = "src";
+  table.name = "durable";
+  table.columns = {Col("k", ColumnType::kInt).NotNull(), Col("v", ColumnType::kVarChar).Length(5)};
+  table.primary_key = {"k"};
+  DdlTarget durable = target_;
+  durable.durable = true;
+  auto create = CreateTable(table, caps_, durable);
+  if (!caps_.fsync_after_insert) {
+    EXPECT_EQ(*known, "0\n");
+    ASSERT_FALSE(create.ok()) << *create;
+    EXPECT_EQ(create.error().kind(), ErrorKind::kUnsupported);
+    EXPECT_NE(create.error().message().find("ClickHouse " + std::to_string(caps_.version.major) + "." +
+                                            std::to_string(caps_.version.minor) + " cannot fsync"),
+              std::string::npos)
+        << create.error().message();
+    EXPECT_NE(create.error().message().find("?insert_quorum=2"), std::string::npos);
+    return;
+  }
+  EXPECT_EQ(*known, "2\n");
+  ASSERT_TRUE(create.ok()) << create.error().message();
+  Status created = Run(*create);
+  ASSERT_TRUE(created.ok()) << created.error().message() << "\n" << *create;
+
+  // A table created plain, made durable afterwards.
+  table.name = "later";
+  ASSERT_TRUE(Run(*CreateTable(table, caps_, target_)).ok());
+  Status altered = Run(MakeDurable("later", target_));
+  ASSERT_TRUE(altered.ok()) << altered.error().message();
+
+  for (const char* name : {"durable", "later"}) {
+    auto shown = conn_->Query("SHOW CREATE TABLE " + QualifiedName(target_.database, name));
+    ASSERT_TRUE(shown.ok()) << shown.error().message();
+    auto stored = conn_->Query("SELECT create_table_query FROM system.tables WHERE database = " +
+                               QuoteString(target_.database) + " AND name = " + QuoteString(name));
+    ASSERT_TRUE(stored.ok()) << stored.error().message();
+    for (const std::string* text : {&*shown, &*stored}) {
+      EXPECT_NE(text->find("fsync_after_insert = 1"), std::string::npos) << name << ": " << *text;
+      EXPECT_NE(text->find("fsync_part_directory = 1"), std::string::npos) << name << ": " << *text;
+    }
+    RowBinaryEncoder encoder({*MapColumn(table.columns[0], caps_), *MapColumn(table.columns[1], caps_),
+                              VersionColumnType(), IsDeletedColumnType()});
+    for (int64_t k = 1; k <= 3; ++k) {
+      std::vector<Cell> row = {k, std::string_view("v"), uint64_t{1}, uint64_t{0}};
+      ASSERT_TRUE(encoder.AppendRow(row).ok());
+    }
+    Status inserted = conn_->Insert(
+        InsertPrefix(target_.database, name, {"k", "v", "_chsync_version", "_chsync_is_deleted"}),
+        encoder.data());
+    ASSERT_TRUE(inserted.ok()) << name << ": " << inserted.error().message();
+    EXPECT_EQ(*conn_->Query("SELECT count(), sum(k) FROM " + QualifiedName(target_.database, name)), "3\t6\n")
+        << name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, RoundTripTest, ::testing::Values(Engine::kServer, Engine::kEmbedded),
                          [](const auto& param_info) {
                            return param_info.param == Engine::kServer ? "Server" : "Embedded";

@@ -19,7 +19,9 @@ const char* StateName(TableSnapshot::State s) {
 }
 
 ordered_json PositionToJson(const SourcePosition& p) {
-  return ordered_json{{"file", p.file}, {"position", p.position}, {"gtid_set", p.gtid_set}};
+  ordered_json j{{"file", p.file}, {"position", p.position}, {"gtid_set", p.gtid_set}};
+  if (p.version_shift != 0) j["version_shift"] = p.version_shift;
+  return j;
 }
 
 SourcePosition PositionFromJson(const ordered_json& j) {
@@ -27,6 +29,7 @@ SourcePosition PositionFromJson(const ordered_json& j) {
   p.file = j.at("file").get<std::string>();
   p.position = j.at("position").get<uint64_t>();
   p.gtid_set = j.at("gtid_set").get<std::string>();
+  if (j.contains("version_shift")) p.version_shift = j.at("version_shift").get<uint64_t>();
   return p;
 }
 
@@ -90,6 +93,10 @@ std::string ToJson(const Checkpoint& c) {
                                     {"position", r.position},
                                     {"reason", r.reason}});
   }
+  ordered_json pending_xa = ordered_json::array();
+  for (const PendingXa& x : c.pending_xa) {
+    pending_xa.push_back(ordered_json{{"xid", x.xid}, {"prepared", x.prepared}, {"rows_file", x.rows_file}});
+  }
   ordered_json j{{"format", kFormatVersion},
                  {"saved_at_ms", c.saved_at_ms},
                  {"stream_start", PositionToJson(c.stream_start)},
@@ -97,7 +104,11 @@ std::string ToJson(const Checkpoint& c) {
                  {"snapshot", std::move(snapshot)},
                  {"destinations", DestinationsToJson(c.destinations)},
                  {"rebuilds", std::move(rebuilds)},
+                 {"pending_xa", std::move(pending_xa)},
                  {"schemas", c.schemas}};
+  if (c.source) {
+    j["source"] = ordered_json{{"server_id", c.source->server_id}, {"server_uuid", c.source->server_uuid}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -132,6 +143,17 @@ Result<Checkpoint> FromJson(std::string_view text) {
         state.position = r.at("position").get<std::string>();
         state.reason = r.at("reason").get<std::string>();
         c.rebuilds.push_back(std::move(state));
+      }
+    }
+    if (j.contains("source")) {
+      const auto& source = j.at("source");
+      c.source =
+          SourceIdentity{source.at("server_id").get<uint32_t>(), source.at("server_uuid").get<std::string>()};
+    }
+    if (j.contains("pending_xa")) {
+      for (const auto& x : j.at("pending_xa")) {
+        c.pending_xa.push_back({x.at("xid").get<std::string>(), x.at("prepared").get<std::string>(),
+                                x.at("rows_file").get<std::string>()});
       }
     }
     if (j.contains("destinations")) {

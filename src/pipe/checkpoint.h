@@ -16,6 +16,10 @@ struct SourcePosition {
   std::string file;       ///< binlog file name, e.g. "binlog.000042"
   uint64_t position = 0;  ///< byte offset in that file (64-bit: files may exceed 4 GiB)
   std::string gtid_set;   ///< MySQL GTID set or MariaDB GTID position at that point; may be empty
+  /// How far row versions of `file` are shifted up at `position` by the compressed events before
+  /// it (see row_version.h): part of the position, so that a replay from here numbers rows as the
+  /// first pass did. 0 at the start of every file.
+  uint64_t version_shift = 0;
 
   bool operator==(const SourcePosition&) const = default;
 };
@@ -69,8 +73,29 @@ struct RebuildState {
   bool operator==(const RebuildState&) const = default;
 };
 
+/// The source server a pipe reads from: a file:position means nothing on another server.
+struct SourceIdentity {
+  uint32_t server_id = 0;
+  std::string server_uuid;  ///< MySQL's @@server_uuid; empty on MariaDB, which has none
+
+  bool operator==(const SourceIdentity&) const = default;
+};
+
+/// An XA transaction whose first phase (XA PREPARE) was read while its second (XA COMMIT or
+/// XA ROLLBACK) was not yet: its rows wait in `rows_file` (in the state directory) and reach
+/// ClickHouse at XA COMMIT only.
+struct PendingXa {
+  std::string xid;        ///< as the binlog prints it: X'61',X'',1
+  std::string prepared;   ///< "binlog.000001:682", where its group began
+  std::string rows_file;  ///< file name in the state directory (see xa_store.h)
+
+  bool operator==(const PendingXa&) const = default;
+};
+
 /// Everything a restart needs, saved only after ClickHouse acknowledged all it describes.
 struct Checkpoint {
+  /// The server the positions are on (unset in checkpoints older than this field).
+  std::optional<SourceIdentity> source;
   /// Position from which streaming began (recorded before the snapshot read its first row).
   SourcePosition stream_start;
   /// Position to resume streaming from.
@@ -82,6 +107,8 @@ struct Checkpoint {
   std::vector<DestinationState> destinations;
   /// Tables being rebuilt online.
   std::vector<RebuildState> rebuilds;
+  /// Prepared XA transactions not yet committed or rolled back as of `resume`.
+  std::vector<PendingXa> pending_xa;
   /// Wall-clock time of the save, milliseconds since the epoch (for `chsync status`).
   uint64_t saved_at_ms = 0;
 

@@ -53,6 +53,16 @@ Setter String(std::string PipeConfig::*field) {
   };
 }
 
+Setter Bool(bool PipeConfig::*field) {
+  return [field](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+    if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false")) {
+      return ConfigError(where, "", "must be true or false");
+    }
+    c.*field = n.Scalar() == "true";
+    return Status::Ok();
+  };
+}
+
 template <typename T>
 Setter Number(T PipeConfig::*field, uint64_t min, uint64_t max) {
   return [field, min, max](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
@@ -168,7 +178,12 @@ const std::map<std::string, Setter>& Setters() {
       {"snapshot.chunk_rows", Number(&PipeConfig::snapshot_chunk_rows, 1000, 100000000)},
       {"batch.max_rows", Number(&PipeConfig::batch_max_rows, 1, 10000000)},
       {"batch.max_age_ms", Number(&PipeConfig::batch_max_age_ms, 10, 600000)},
+      {"batch.max_bytes", Number(&PipeConfig::batch_max_bytes, 1ull << 16, 1ull << 34)},
+      {"retry.attempts", Number(&PipeConfig::retry_attempts, 1, 1000)},
+      {"retry.max_backoff_ms", Number(&PipeConfig::retry_max_backoff_ms, 10, 3600000)},
+      {"retry.give_up_after_ms", Number(&PipeConfig::retry_give_up_after_ms, 0, 604800000)},
       {"log_level", String(&PipeConfig::log_level)},
+      {"durable_inserts", Bool(&PipeConfig::durable_inserts)},
   };
   return setters;
 }

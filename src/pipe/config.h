@@ -24,6 +24,21 @@ struct PipeConfig {
 
   uint64_t batch_max_rows = 100000;  ///< flush a table's batch at this many rows…
   uint64_t batch_max_age_ms = 1000;  ///< …or when its oldest row waited this long
+  /// …or when its rows take this many bytes; also the bound of all tables' unsent rows together,
+  /// and (twice it) of the batches queued for ClickHouse: what bounds the pipe's memory.
+  uint64_t batch_max_bytes = 32ull << 20;
+
+  /// How often one ClickHouse statement or insert is tried before the pipe gives it up, and the
+  /// longest back-off between tries. When it gives up, the pipe reads again from its last
+  /// checkpoint, with the schema state saved there, after its own back-off (capped the same way).
+  int retry_attempts = 12;
+  uint64_t retry_max_backoff_ms = 30000;
+  /// Exit after this long without a saved checkpoint while failures repeat; 0: keep trying.
+  uint64_t retry_give_up_after_ms = 0;
+
+  /// Create ClickHouse tables that fsync every inserted part (fsync_after_insert, ClickHouse ≥ 21.1), so
+  /// that a checkpoint never runs ahead of what a power loss of the ClickHouse host would keep.
+  bool durable_inserts = false;
 
   std::string log_level = "info";  ///< debug, info, warn, error
 

@@ -8,6 +8,17 @@
 namespace chsync::pipe {
 namespace {
 
+TEST(PipeConfig, BadBytesRetriesAndBooleansNameTheKey) {
+  for (const char* text : {"batch:\n  max_bytes: 10\n", "retry:\n  attempts: 0\n",
+                           "retry:\n  max_backoff_ms: lots\n", "durable_inserts: yes\n"}) {
+    PipeConfig c;
+    Status s = LoadConfigText(text, "pipe.yaml", c);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
+    EXPECT_NE(s.error().message().find("pipe.yaml:"), std::string::npos) << s.error().message();
+  }
+}
+
 TEST(PipeConfig, CompleteFileSetsEveryKey) {
   PipeConfig c;
   Status s = LoadConfigText(R"(
@@ -23,6 +34,12 @@ snapshot:
 batch:
   max_rows: 20000
   max_age_ms: 500
+  max_bytes: 1048576
+retry:
+  attempts: 3
+  max_backoff_ms: 200
+  give_up_after_ms: 60000
+durable_inserts: true
 log_level: debug
 schema_changes:
   truncate: ignore
@@ -44,6 +61,11 @@ schema_changes:
   EXPECT_EQ(c.snapshot_chunk_rows, 50000u);
   EXPECT_EQ(c.batch_max_rows, 20000u);
   EXPECT_EQ(c.batch_max_age_ms, 500u);
+  EXPECT_EQ(c.batch_max_bytes, 1048576u);
+  EXPECT_EQ(c.retry_attempts, 3);
+  EXPECT_EQ(c.retry_max_backoff_ms, 200u);
+  EXPECT_EQ(c.retry_give_up_after_ms, 60000u);
+  EXPECT_TRUE(c.durable_inserts);
   EXPECT_EQ(c.log_level, "debug");
   EXPECT_EQ(c.policies.For("shop", "items").truncate, SchemaPolicy::Truncate::kIgnore);
   EXPECT_EQ(c.policies.For("shop", "items").drop_column, SchemaPolicy::DropColumn::kPropagate);

@@ -20,8 +20,9 @@ namespace chsync::pipe {
 /// The first failure is kept: later calls return it and nothing more is sent.
 class Flusher {
  public:
-  /// `max_queued` batches may wait; Insert blocks beyond that (bounds memory).
-  Flusher(std::unique_ptr<clickhouse::Connection> connection, size_t max_queued);
+  /// At most `max_queued` batches holding at most `max_queued_bytes` together may wait (a single
+  /// larger batch may, alone); Insert blocks beyond that (bounds memory).
+  Flusher(std::unique_ptr<clickhouse::Connection> connection, size_t max_queued, size_t max_queued_bytes);
   ~Flusher();
   Flusher(const Flusher&) = delete;
   Flusher& operator=(const Flusher&) = delete;
@@ -43,6 +44,8 @@ class Flusher {
 
   std::unique_ptr<clickhouse::Connection> connection_;
   size_t max_queued_;
+  size_t max_queued_bytes_;
+  size_t queued_bytes_ = 0;
   std::mutex mutex_;
   std::condition_variable changed_;
   std::deque<Job> queue_;

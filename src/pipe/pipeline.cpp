@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -52,7 +53,26 @@ Result<schema::TextRows> Rows(mysql::Connection& conn, const std::string& sql) {
 
 }  // namespace
 
-Pipe::Pipe(const RunRequest& request, const std::atomic<bool>& stop) : request_(request), stop_(stop) {}
+Pipe::Pipe(const RunRequest& request, const std::atomic<bool>& stop) : request_(request), stop_(stop) {
+  // A stop (SIGTERM) lets ClickHouse acknowledge what was read for a few seconds, then cancels
+  // every request and retry, so that no wait outlives it.
+  stop_watch_ = std::thread([this] {
+    std::optional<std::chrono::steady_clock::time_point> since;
+    while (!quit_watch_) {
+      if (stop_ && !since) since = std::chrono::steady_clock::now();
+      if (since && std::chrono::steady_clock::now() - *since >= std::chrono::seconds(3)) cancel_ = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+}
+
+Pipe::~Pipe() {
+  cancel_ = true;
+  quit_watch_ = true;
+  stop_watch_.join();
+  StopRebuilds();
+  flusher_.reset();
+}
 
 Status Pipe::Open() {
   const PipeConfig& c = request_.config;
@@ -85,13 +105,31 @@ Status Pipe::Open() {
   }
   full_metadata_ = server_.binlog_row_metadata.has_value() && *server_.binlog_row_metadata == "FULL";
 
-  // A pipe outlives short outages of its destination (a restart, a network blip): retry for a
-  // few minutes before giving up.
-  dest_options_.retry.max_attempts = 12;
-  dest_options_.retry.max_backoff = std::chrono::milliseconds(30'000);
+  if (server_.is_mariadb()) {
+    source_identity_ = {server_.server_id, ""};
+  } else {
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<std::string> uuid, control_->QueryValue("SELECT @@server_uuid"));
+    source_identity_ = {server_.server_id, uuid.value_or("")};
+  }
+
+  // A pipe outlives short outages of its destination (a restart, a network blip): each statement
+  // is retried for a few minutes, and then the stream starts again from its last checkpoint.
+  dest_options_.retry.max_attempts = c.retry_attempts;
+  dest_options_.retry.max_backoff = std::chrono::milliseconds(c.retry_max_backoff_ms);
+  dest_options_.retry.initial_backoff =
+      std::min(dest_options_.retry.initial_backoff, dest_options_.retry.max_backoff);
+  dest_options_.cancel = &cancel_;
   CHSYNC_ASSIGN_OR_RETURN(dest_, clickhouse::Connect(c.dest, dest_options_));
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, dest_->Version());
   caps_ = clickhouse::FromVersion(version);
+  if (c.durable_inserts && !caps_.fsync_after_insert) {
+    return Error(
+        ErrorKind::kConfig,
+        fmt::format("durable_inserts: ClickHouse {}.{} at {} cannot fsync inserted parts (fsync_after_insert "
+                    "needs 21.1 or later): upgrade it, use replicas with insert_quorum (?insert_quorum=2 in "
+                    "the destination URL), or set durable_inserts: false",
+                    version.major, version.minor, dest_->Describe()));
+  }
   log::Info("source {} ({} {}), {} metadata; destination {} (ClickHouse {}.{})", source_options_.Address(),
             mysql::FlavorName(server_.flavor), server_.version_string,
             full_metadata_ ? "FULL row" : "MINIMAL row (ordinal mode)", dest_->Describe(), version.major,
@@ -103,6 +141,7 @@ clickhouse::DdlTarget Pipe::TargetFor(std::string_view source_database) const {
   clickhouse::DdlTarget target;
   target.database =
       request_.config.dest_database.empty() ? std::string(source_database) : request_.config.dest_database;
+  target.durable = request_.config.durable_inserts;
   return target;
 }
 
@@ -303,9 +342,19 @@ Status Pipe::Initialize() {
     return Error(ErrorKind::kConfig,
                  "no table on " + source_options_.Address() + " matches --tables '" + filter_.spec() + "'");
   }
+  // XA transactions prepared now were written to the binlog before the start position, and the
+  // snapshot cannot see their rows: if one commits later, its rows are in neither.
+  if (auto prepared = control_->Query("XA RECOVER"); prepared.ok() && !prepared->rows.empty()) {
+    log::Warn(
+        "{} XA transaction(s) are prepared on the source and not yet committed: if they commit later, their "
+        "rows reach ClickHouse only through `chsync resync --table DB.TABLE` for the tables they wrote "
+        "(start the pipe when `XA RECOVER` lists none)",
+        prepared->rows.size());
+  }
   schema::Tracker tracker({full_metadata_, server_.is_mariadb()});
   CHSYNC_RETURN_IF_ERROR(LoadDatabaseDefaults(tracker));
   Checkpoint checkpoint;
+  checkpoint.source = source_identity_;
   checkpoint.stream_start = start;
   checkpoint.resume = start;
   for (schema::TableSchema& t : schemas) {
@@ -370,12 +419,43 @@ Status Pipe::LoadState() {
   if (!loaded) return Error(ErrorKind::kInternal, "no checkpoint in " + state_->path());
   checkpoint_ = std::move(*loaded);
   CHSYNC_ASSIGN_OR_RETURN(tracker_, schema::Tracker::Deserialize(checkpoint_.schemas));
+  // Rows files of prepared XA transactions that the checkpoint no longer names ended before it
+  // (a crash came between saving it and removing them).
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(state_->path(), ec)) {
+    std::string name = entry.path().filename().string();
+    if (!name.starts_with("xa-") || !name.ends_with(".rows")) continue;
+    bool named = std::any_of(checkpoint_.pending_xa.begin(), checkpoint_.pending_xa.end(),
+                             [&](const PendingXa& x) { return x.rows_file == name; });
+    if (!named) RemoveXaRows(state_->path(), name);
+  }
   if (tracker_.ordinal_mode() == full_metadata_) {
     return Error(ErrorKind::kConfig,
                  std::string("binlog_row_metadata changed on the source since this pipe started (now ") +
                      (full_metadata_ ? "FULL" : "MINIMAL") + "): run `chsync resync` to start over");
   }
   return Status::Ok();
+}
+
+Status Pipe::CheckSourceIdentity() {
+  if (!checkpoint_.source) {
+    // A checkpoint from before chsync recorded the server: from now on it does.
+    checkpoint_.source = source_identity_;
+    return Status::Ok();
+  }
+  const SourceIdentity& saved = *checkpoint_.source;
+  if (saved == source_identity_) return Status::Ok();
+  auto describe = [](const SourceIdentity& id) {
+    return "server_id " + std::to_string(id.server_id) +
+           (id.server_uuid.empty() ? std::string() : ", server_uuid " + id.server_uuid);
+  };
+  return Error(
+      ErrorKind::kConfig,
+      "the source " + source_options_.Address() + " (" + describe(source_identity_) +
+          ") is not the server this pipe's positions are on (" + describe(saved) + "): resuming at " +
+          Coordinate(checkpoint_.resume.file, checkpoint_.resume.position) +
+          " there would read other bytes. Point --source back at that server, or run `chsync resync` "
+          "to copy every table again from this one");
 }
 
 Status Pipe::BuildTables() {
@@ -544,13 +624,24 @@ Status Pipe::Run() {
     CHSYNC_RETURN_IF_ERROR(ResyncTable(request_.resync_table));
   }
   CHSYNC_RETURN_IF_ERROR(LoadState());
+  CHSYNC_RETURN_IF_ERROR(CheckSourceIdentity());
   CHSYNC_RETURN_IF_ERROR(BuildTables());
+  if (request_.config.durable_inserts) {
+    // Tables created before durable_inserts was set get the settings too (a no-op when they have them).
+    for (const auto& [key, table] : tables_) {
+      const clickhouse::DdlTarget target = TargetFor(table->dest.source.database);
+      CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, table->dest.source.name));
+      if (exists)
+        CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::MakeDurable(table->dest.source.name, target)));
+    }
+  }
   if (auto previous = ReadRunStatus(state_->path()); previous.ok() && previous->has_value()) {
     status_.schema_changes = (*previous)->schema_changes;
   }
 
-  CHSYNC_RETURN_IF_ERROR(Snapshot());
-  if (stop_) return Stopped();
+  Status copied = Snapshot();
+  if (stop_) return Stopped();  // every chunk in the checkpoint was acknowledged
+  CHSYNC_RETURN_IF_ERROR(copied);
   if (!SnapshotDone()) return Error(ErrorKind::kInternal, "the snapshot ended with tables left to copy");
   return Stream();
 }
@@ -562,6 +653,7 @@ Status Pipe::Stopped() {
 }
 
 Status Pipe::Fail(const Error& error) {
+  cancel_ = true;
   StopRebuilds();
   flusher_.reset();  // stops it: the status file has one writer at a time
   status_.phase = "failed";

@@ -30,9 +30,12 @@
 #include "pipe/flusher.h"
 #include "pipe/pipeline.h"
 #include "pipe/row_converter.h"
+#include "pipe/row_version.h"
 #include "pipe/run_status.h"
 #include "pipe/snapshot.h"
 #include "pipe/state_dir.h"
+#include "pipe/transaction_boundary.h"
+#include "pipe/xa_store.h"
 #include "schema/tracker.h"
 
 namespace chsync::pipe {
@@ -79,6 +82,7 @@ struct TableState {
 class Pipe {
  public:
   Pipe(const RunRequest& request, const std::atomic<bool>& stop);
+  ~Pipe();
   Status Run();
   /// Records `error` for `chsync status` and returns it.
   Status Fail(const Error& error);
@@ -88,7 +92,11 @@ class Pipe {
   Status Open();
   Status Initialize();
   Status ResyncTable(const std::string& qualified);
+  /// Loads the saved checkpoint and the tracked schemas in it (and removes prepared-XA rows files it
+  /// no longer names).
   Status LoadState();
+  /// The source server must be the one the checkpoint's positions are on.
+  Status CheckSourceIdentity();
   Status BuildTables();
   Status RebuildWriter(TableState& table);
   Status Snapshot();
@@ -136,11 +144,25 @@ class Pipe {
 
   // stream.cpp
   Status Stream();
+  /// Everything the stream holds in memory is dropped and taken again from the saved checkpoint
+  /// (schemas, destination tables, rebuilds, prepared XA transactions): after a failure, the pipe
+  /// goes on exactly as a restart would.
+  Status ReloadFromCheckpoint();
+  /// Stream state (committed position, GTIDs, row-version shift) from checkpoint_.resume, and a
+  /// new flusher.
+  Status StartStreamState();
+  /// Stopped (SIGTERM) before ClickHouse acknowledged what was read: the saved checkpoint stays.
+  Status StoppedUnacknowledged(const Error& error);
   /// One session of the binlog stream; returns Ok when stopped or caught up.
   Status StreamSession(const std::optional<mysql::BinlogCoordinate>& target, bool& done);
-  Status HandleEvent(const binlog::Event& event);
+  /// `outer_end`: the end of the event as it lies in the file (a TRANSACTION_PAYLOAD's end for the
+  /// events inside it).
+  Status HandleEvent(const binlog::Event& event, uint64_t outer_end);
   Status HandleRows(const binlog::Event& event, const binlog::RowsEvent& rows);
-  Status HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query);
+  Status HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query, uint64_t resume);
+  /// XA: the first phase's rows are written to the state directory at XA PREPARE and sent at XA COMMIT.
+  Status PrepareXa(const binlog::Event& event, const Boundary& boundary);
+  Status FinishXa(const binlog::Event& event, const Boundary& boundary, bool commit);
   /// Adds a kTableRenamed change for each table of a RENAME TABLE statement that the tracker does
   /// not track (so reported nothing about) and that lands on a replicated name.
   void AddUntrackedRenames(std::string_view sql, std::string_view database, const schema::LexOptions& lex,
@@ -152,7 +174,8 @@ class Pipe {
                            const std::vector<schema::SchemaChange>& changes);
   void Record(const std::string& key, const std::string& database, const std::string& position,
               const std::string& statement, const std::vector<std::string>& lines);
-  Status EndTransaction(const binlog::Event& event, bool force_checkpoint);
+  /// A transaction (or a statement outside one) ended at `resume`: the next checkpoint may be there.
+  Status EndTransaction(const binlog::Event& event, uint64_t resume, bool force_checkpoint);
   /// Appends `record` to `_chsync_schema_log` in `database` (created on first use). A failure is
   /// logged, not fatal: the history is also in `chsync status` and the log.
   void RecordSchemaChange(const std::string& database, const SchemaChangeRecord& record);
@@ -160,8 +183,15 @@ class Pipe {
                      const binlog::Event& event);
   Status MapColumns(TableState& table, const std::shared_ptr<const binlog::TableMap>& map,
                     const binlog::Event& event);
-  /// Queues every table's pending rows for the flusher.
+  /// Queues every table's pending rows for the flusher (none while an XA transaction's first phase is
+  /// open: those rows wait for its XA COMMIT).
   Status FlushAll();
+  /// Queues one table's pending rows (into the open XA transaction's rows while one is open).
+  Status FlushTable(const std::string& key, TableState& table);
+  /// Queues every table's pending rows for the flusher, whatever is open.
+  Status SendWriters();
+  /// Drops the rows of the open XA transaction's first phase (rolled back, or never prepared).
+  void DiscardOpenXaRows();
   /// Queues the pending rows and then a checkpoint at committed_ (saved once they are acknowledged).
   Status FlushAndCheckpoint();
   size_t PendingRows() const;
@@ -193,9 +223,25 @@ class Pipe {
   std::unique_ptr<binlog::Decoder> decoder_;
   /// Sends the stream's batches and saves its checkpoints in order, beside the decoding thread.
   std::unique_ptr<Flusher> flusher_;
-  /// Rows numbered so far in the current TRANSACTION_PAYLOAD (MySQL), and its position.
-  uint64_t payload_position_ = 0;
-  uint64_t payload_rows_ = 0;
+  /// Row versions (row_version.h).
+  RowNumbering numbering_;
+  /// Bytes of rows in the tables' writers (an estimate kept as rows are added and sent).
+  size_t pending_bytes_ = 0;
+  TransactionBoundaries boundaries_;
+  /// The open XA transaction's first phase: where its group began, and its rows sent out of the
+  /// writers early (batch limits).
+  uint64_t xa_group_start_ = 0;
+  std::vector<XaBatch> xa_batches_;
+  /// Prepared-XA rows files whose transaction ended: removed once a checkpoint without them is saved.
+  std::vector<std::string> obsolete_xa_files_;
+  /// Cancels ClickHouse requests and retries a few seconds after stop_ (a watcher thread sets it):
+  /// a stop waits that long for ClickHouse to acknowledge what was read, and no longer.
+  std::atomic<bool> cancel_{false};
+  std::atomic<bool> quit_watch_{false};
+  std::thread stop_watch_;
+  /// Checkpoints saved so far (by the flusher): progress, for the retry loop.
+  std::atomic<uint64_t> checkpoints_saved_{0};
+  SourceIdentity source_identity_;
   /// Where the last complete transaction ended, with the GTID state there.
   SourcePosition committed_;
   /// MariaDB: the last GTID per domain as of committed_, and the GTID of the open group.
@@ -209,7 +255,6 @@ class Pipe {
   uint32_t server_id_ = 0;
   uint32_t sequence_ = 0;
   bool full_metadata_ = true;
-  bool in_transaction_ = false;
   bool schemas_dirty_ = false;
   /// The current statement ran in strict mode (its sql_mode).
   bool strict_mode_ = true;

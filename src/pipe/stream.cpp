@@ -11,6 +11,7 @@
 
 #include "binlog/hires_temporal.h"
 #include "clickhouse/ddl.h"
+#include "clickhouse/server_error.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
 #include "pipe/pipeline_internal.h"
@@ -122,6 +123,48 @@ Status Pipe::Stream() {
   } else {
     log::Info("streaming from {}", Coordinate(checkpoint_.resume.file, checkpoint_.resume.position));
   }
+  CHSYNC_RETURN_IF_ERROR(StartStreamState());
+
+  int failures = 0;
+  auto last_progress = std::chrono::steady_clock::now();
+  const auto max_backoff = std::chrono::milliseconds(request_.config.retry_max_backoff_ms);
+  while (true) {
+    const uint64_t saved_before = checkpoints_saved_;
+    bool done = false;
+    Status s = StreamSession(target, done);
+    if (s.ok()) s = flusher_->Drain();
+    if (s.ok()) return done ? Status::Ok() : Stopped();
+    if (stop_) return StoppedUnacknowledged(s.error());
+    const bool retryable = s.error().kind() == ErrorKind::kNetwork || clickhouse::IsRetryable(s.error());
+    if (!retryable) return s;
+    if (checkpoints_saved_ != saved_before) {
+      failures = 0;
+      last_progress = std::chrono::steady_clock::now();
+    }
+    const auto stalled = std::chrono::steady_clock::now() - last_progress;
+    if (request_.config.retry_give_up_after_ms != 0 &&
+        stalled >= std::chrono::milliseconds(request_.config.retry_give_up_after_ms)) {
+      return std::move(s.error().AddContext(
+          fmt::format("no checkpoint for {} s (retry.give_up_after_ms)",
+                      std::chrono::duration_cast<std::chrono::seconds>(stalled).count())));
+    }
+    ++failures;
+    auto wait = std::min<std::chrono::milliseconds>(
+        max_backoff, std::chrono::milliseconds(int64_t{250} << std::min(failures, 12)));
+    log::Warn("{}; reading again from the last checkpoint ({}) in {} ms", s.error().message(),
+              Coordinate(checkpoint_.resume.file, checkpoint_.resume.position), wait.count());
+    auto until = std::chrono::steady_clock::now() + wait;
+    while (!stop_ && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (stop_) return StoppedUnacknowledged(s.error());
+    // The failure may have come halfway through a statement (the tracker already changed, the
+    // ClickHouse ALTER not yet run) or with rows not acknowledged: nothing in memory is trusted.
+    CHSYNC_RETURN_IF_ERROR(ReloadFromCheckpoint());
+  }
+}
+
+Status Pipe::StartStreamState() {
   committed_ = checkpoint_.resume;
   gtid_domains_.clear();
   std::string_view gtids = committed_.gtid_set;
@@ -134,31 +177,40 @@ Status Pipe::Stream() {
     gtid_domains_[static_cast<uint32_t>(
         std::strtoul(std::string(one.substr(0, dash)).c_str(), nullptr, 10))] = std::string(one);
   }
-
+  numbering_.Resume(committed_.file, committed_.version_shift);
+  pending_bytes_ = 0;
+  xa_batches_.clear();
+  obsolete_xa_files_.clear();
+  boundaries_.Reset();
+  flusher_.reset();
   CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<clickhouse::Connection> flush_connection,
                           clickhouse::Connect(request_.config.dest, dest_options_));
-  flusher_ = std::make_unique<Flusher>(std::move(flush_connection), 4);
+  flusher_ = std::make_unique<Flusher>(std::move(flush_connection), 4,
+                                       static_cast<size_t>(2 * request_.config.batch_max_bytes));
+  return Status::Ok();
+}
 
-  int failures = 0;
-  while (true) {
-    SourcePosition before = committed_;
-    bool done = false;
-    Status s = StreamSession(target, done);
-    if (s.ok()) s = flusher_->Drain();
-    if (s.ok()) return done ? Status::Ok() : Stopped();
-    if (committed_ != before) failures = 0;
-    if (s.error().kind() != ErrorKind::kNetwork || ++failures > 8) return s;
-    auto wait = std::chrono::milliseconds(std::min(30'000, 500 << failures));
-    log::Warn("{}; reconnecting from {} in {} ms", s.error().message(),
-              Coordinate(committed_.file, committed_.position), wait.count());
-    CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
-    CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
-    auto until = std::chrono::steady_clock::now() + wait;
-    while (!stop_ && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    if (stop_) return Stopped();
-  }
+Status Pipe::ReloadFromCheckpoint() {
+  StopRebuilds();
+  flusher_.reset();  // what it still held was never acknowledged: it is read again
+  tables_.clear();
+  dropped_.clear();
+  CHSYNC_RETURN_IF_ERROR(LoadState());
+  CHSYNC_RETURN_IF_ERROR(BuildTables());
+  schemas_dirty_ = false;
+  return StartStreamState();
+}
+
+Status Pipe::StoppedUnacknowledged(const Error& error) {
+  StopRebuilds();
+  status_.phase = "stopped";
+  status_.updated_at_ms = NowMs();
+  (void)WriteRunStatus(state_->path(), status_);
+  log::Warn(
+      "stopped before ClickHouse acknowledged everything read ({}); the next run reads again from the "
+      "last saved checkpoint",
+      error.message());
+  return Status::Ok();
 }
 
 Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target, bool& done) {
@@ -194,7 +246,7 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
     return binlog::SetHiresPrecision(map, fsp);
   };
   decoder_ = std::make_unique<binlog::Decoder>(decoder_options);
-  in_transaction_ = false;
+  boundaries_.Reset();
   pending_gtid_.reset();
   last_flush_ = last_checkpoint_ = std::chrono::steady_clock::now();
   for (auto& [key, table] : tables_) table->table_map.reset();
@@ -231,46 +283,76 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
       return std::move(decoded.error().AddContext("binlog event at " + ev->at.ToString()));
     }
     if (const auto* hb = std::get_if<binlog::HeartbeatEvent>(&decoded->body)) {
-      if (!in_transaction_ && PendingRows() > 0) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
-      if (!in_transaction_ && AnyRebuildFinished()) CHSYNC_RETURN_IF_ERROR(PollRebuilds(false));
-      if (!in_transaction_ && target && hb->log_file == stream->next_coordinate().file &&
+      const bool in_transaction = boundaries_.in_transaction();
+      if (!in_transaction && PendingRows() > 0) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+      if (!in_transaction && AnyRebuildFinished()) CHSYNC_RETURN_IF_ERROR(PollRebuilds(false));
+      if (!in_transaction && target && hb->log_file == stream->next_coordinate().file &&
           caught_up({std::string(hb->log_file), decoded->header.log_pos})) {
         return finish();
       }
       continue;
     }
-    Status handled = HandleEvent(*decoded);
+    numbering_.BeginEvent(*decoded, ev->at.file);
+    Status handled = HandleEvent(*decoded, decoded->end_position());
     if (!handled.ok()) return handled;
     bool fake_rotate = ev->artificial && ev->type == static_cast<uint8_t>(binlog::EventType::kRotate);
-    if (!in_transaction_ && !ev->artificial &&
+    if (!boundaries_.in_transaction() && !ev->artificial &&
         std::holds_alternative<binlog::FormatDescriptionEvent>(decoded->body)) {
       // A new file began between transactions: resuming here is as good as anywhere.
       committed_.file = ev->at.file;
       committed_.position = decoded->end_position();
+      committed_.version_shift = numbering_.shift();
     }
-    if (!in_transaction_ && !fake_rotate && caught_up(stream->next_coordinate())) return finish();
+    if (!boundaries_.in_transaction() && !fake_rotate && caught_up(stream->next_coordinate()))
+      return finish();
   }
 }
 
-Status Pipe::HandleEvent(const binlog::Event& event) {
+Status Pipe::HandleEvent(const binlog::Event& event, uint64_t outer_end) {
   if (const auto* rows = std::get_if<binlog::RowsEvent>(&event.body)) return HandleRows(event, *rows);
-  if (const auto* query = std::get_if<binlog::QueryEvent>(&event.body)) return HandleQuery(event, *query);
-  if (std::holds_alternative<binlog::XidEvent>(event.body) ||
-      std::holds_alternative<binlog::XaPrepareEvent>(event.body)) {
-    return EndTransaction(event, false);
+  if (const auto* payload = std::get_if<binlog::TransactionPayloadEvent>(&event.body)) {
+    // The events inside end where the payload ends: a transaction that commits inside it may be
+    // resumed after the payload, never at a point inside it.
+    for (const binlog::Event& inner : payload->events) CHSYNC_RETURN_IF_ERROR(HandleEvent(inner, outer_end));
+    return Status::Ok();
+  }
+  if (const auto* partial = std::get_if<binlog::PartialRowDataEvent>(&event.body)) {
+    // The last fragment of a fragmented rows event carries it, reassembled.
+    for (const binlog::Event& inner : partial->events) CHSYNC_RETURN_IF_ERROR(HandleEvent(inner, outer_end));
+    return Status::Ok();
   }
   if (const auto* gtid = std::get_if<binlog::MariaGtidEvent>(&event.body)) {
     pending_gtid_.emplace(gtid->domain_id,
                           fmt::format("{}-{}-{}", gtid->domain_id, event.header.server_id, gtid->seq_no));
-    in_transaction_ = (gtid->flags2 & kMariaGtidStandalone) == 0;
-    return Status::Ok();
   }
-  if (const auto* payload = std::get_if<binlog::TransactionPayloadEvent>(&event.body)) {
-    for (const binlog::Event& inner : payload->events) CHSYNC_RETURN_IF_ERROR(HandleEvent(inner));
-  }
-  if (const auto* partial = std::get_if<binlog::PartialRowDataEvent>(&event.body)) {
-    // The last fragment of a fragmented rows event carries it, reassembled.
-    for (const binlog::Event& inner : partial->events) CHSYNC_RETURN_IF_ERROR(HandleEvent(inner));
+  const std::optional<std::string> open_before = boundaries_.open_xa();
+  Boundary boundary = boundaries_.Observe(event, outer_end);
+  switch (boundary.kind) {
+    case Boundary::Kind::kNone:
+    case Boundary::Kind::kBegin: return Status::Ok();
+    case Boundary::Kind::kXaBegin:
+      // The writers hold only the XA transaction's rows from here to its XA PREPARE: the rows of
+      // the transactions before it go out now.
+      if (open_before) {
+        DiscardOpenXaRows();
+      } else {
+        CHSYNC_RETURN_IF_ERROR(SendWriters());
+      }
+      xa_group_start_ = event.position;
+      return Status::Ok();
+    case Boundary::Kind::kCommit: return EndTransaction(event, boundary.resume, false);
+    case Boundary::Kind::kXaPrepare: return PrepareXa(event, boundary);
+    case Boundary::Kind::kXaCommit: return FinishXa(event, boundary, /*commit=*/true);
+    case Boundary::Kind::kXaRollback:
+      if (open_before && *open_before == boundary.xid) {
+        DiscardOpenXaRows();
+        return EndTransaction(event, boundary.resume, false);
+      }
+      return FinishXa(event, boundary, /*commit=*/false);
+    case Boundary::Kind::kStatement: {
+      const auto& query = std::get<binlog::QueryEvent>(event.body);
+      return HandleQuery(event, query, boundary.resume);
+    }
   }
   return Status::Ok();
 }
@@ -299,18 +381,12 @@ void Pipe::AddUntrackedRenames(std::string_view sql, std::string_view database, 
   }
 }
 
-Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query) {
+Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query, uint64_t resume) {
   std::string_view sql = Trim(query.query);
-  if (schema::EqualsIgnoreCase(sql, "BEGIN") || schema::EqualsIgnoreCase(sql, "START TRANSACTION")) {
-    in_transaction_ = true;
-    return Status::Ok();
-  }
-  if (schema::EqualsIgnoreCase(sql, "COMMIT") || schema::EqualsIgnoreCase(sql, "ROLLBACK"))
-    return EndTransaction(event, false);
   if (query.error_code != 0) {
     log::Warn("statement at {} failed on the source (error {}), not applied: {}",
               Coordinate(event.file, event.position), query.error_code, sql.substr(0, 200));
-    return in_transaction_ ? Status::Ok() : EndTransaction(event, false);
+    return resume == 0 ? Status::Ok() : EndTransaction(event, resume, false);
   }
 
   schema::LexOptions lex;
@@ -358,7 +434,7 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
       CHSYNC_RETURN_IF_ERROR(ApplySchemaChanges(event, query, *applied));
     }
   }
-  return in_transaction_ ? Status::Ok() : EndTransaction(event, true);
+  return resume == 0 ? Status::Ok() : EndTransaction(event, resume, true);
 }
 
 void Pipe::Record(const std::string& key, const std::string& database, const std::string& position,
@@ -640,7 +716,8 @@ void Pipe::RecordSchemaChange(const std::string& database, const SchemaChangeRec
         "CREATE TABLE IF NOT EXISTS " + table + " (`at` " +
         (caps_.datetime64 ? "DateTime64(3)" : "DateTime") +
         ", `position` String, `table` String, `statement` String, `actions` Array(String)) ENGINE = "
-        "ReplacingMergeTree ORDER BY (`position`, `table`)");
+        "ReplacingMergeTree ORDER BY (`position`, `table`)" +
+        (request_.config.durable_inserts ? " SETTINGS " + std::string(clickhouse::kDurableSettings) : ""));
     if (!created.ok()) {
       log::Warn("cannot create {}: {}", table, created.error().message());
       return;
@@ -660,14 +737,14 @@ void Pipe::RecordSchemaChange(const std::string& database, const SchemaChangeRec
     log::Warn("cannot record the schema change in {}: {}", table, inserted.error().message());
 }
 
-Status Pipe::EndTransaction(const binlog::Event& event, bool force_checkpoint) {
-  in_transaction_ = false;
+Status Pipe::EndTransaction(const binlog::Event& event, uint64_t resume, bool force_checkpoint) {
   if (pending_gtid_) {
     gtid_domains_[pending_gtid_->first] = pending_gtid_->second;
     pending_gtid_.reset();
   }
   committed_.file = std::string(event.file);
-  committed_.position = event.end_position();
+  committed_.position = resume;
+  committed_.version_shift = numbering_.shift();
   std::string gtids;
   for (const auto& [domain, gtid] : gtid_domains_) {
     if (!gtids.empty()) gtids += ',';
@@ -686,6 +763,7 @@ Status Pipe::EndTransaction(const binlog::Event& event, bool force_checkpoint) {
   size_t pending = PendingRows();
   bool due =
       force_checkpoint || pending >= request_.config.batch_max_rows ||
+      pending_bytes_ >= request_.config.batch_max_bytes ||
       (pending > 0 && now - last_flush_ >= std::chrono::milliseconds(request_.config.batch_max_age_ms)) ||
       now - last_checkpoint_ >= kIdleCheckpointInterval;
   if (due) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
@@ -708,15 +786,10 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   }
   if (table.table_map != rows.table) CHSYNC_RETURN_IF_ERROR(MapColumns(table, rows.table, event));
   CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
-  if (event.payload_index) {
-    if (payload_position_ != event.position) {
-      payload_position_ = event.position;
-      payload_rows_ = 0;
-    }
-  }
+  const size_t bytes_before = table.writer->bytes();
   for (size_t k = 0; k < rows.rows.size(); ++k) {
     const binlog::RowChange& row = rows.rows[k];
-    uint64_t offset = event.payload_index ? event.position + payload_rows_++ : event.position + k;
+    CHSYNC_ASSIGN_OR_RETURN(uint64_t offset, numbering_.Offset(event, rows, k));
     CHSYNC_ASSIGN_OR_RETURN(uint64_t version, RowVersion({sequence, offset}));
     switch (rows.kind) {
       case binlog::RowsKind::kWrite:
@@ -744,9 +817,13 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
     }
   }
   status_.rows_applied += rows.rows.size();
-  if (table.writer->rows() >= request_.config.batch_max_rows) {
-    CHSYNC_RETURN_IF_ERROR(flusher_->Insert(table.writer->insert_prefix(), table.writer->TakeData()));
+  pending_bytes_ += table.writer->bytes() - bytes_before;
+  if (table.writer->rows() >= request_.config.batch_max_rows ||
+      table.writer->bytes() >= request_.config.batch_max_bytes) {
+    CHSYNC_RETURN_IF_ERROR(FlushTable(it->first, table));
   }
+  // All tables' unsent rows together stay under the byte bound too.
+  if (pending_bytes_ >= request_.config.batch_max_bytes) CHSYNC_RETURN_IF_ERROR(FlushAll());
   return Status::Ok();
 }
 
@@ -819,14 +896,93 @@ size_t Pipe::PendingRows() const {
   return rows;
 }
 
-Status Pipe::FlushAll() {
+Status Pipe::FlushTable(const std::string& key, TableState& table) {
+  if (!table.writer || table.writer->rows() == 0) return Status::Ok();
+  pending_bytes_ -= std::min(pending_bytes_, table.writer->bytes());
+  if (boundaries_.open_xa()) {
+    xa_batches_.push_back({key, table.writer->insert_prefix(), table.writer->TakeData()});
+    return Status::Ok();
+  }
+  return flusher_->Insert(table.writer->insert_prefix(), table.writer->TakeData());
+}
+
+Status Pipe::SendWriters() {
   for (auto& [key, table] : tables_) {
     if (table->writer && table->writer->rows() > 0) {
       CHSYNC_RETURN_IF_ERROR(flusher_->Insert(table->writer->insert_prefix(), table->writer->TakeData()));
     }
   }
+  pending_bytes_ = 0;
   last_flush_ = std::chrono::steady_clock::now();
   return Status::Ok();
+}
+
+Status Pipe::FlushAll() {
+  if (!boundaries_.open_xa()) return SendWriters();
+  for (auto& [key, table] : tables_) CHSYNC_RETURN_IF_ERROR(FlushTable(key, *table));
+  return Status::Ok();
+}
+
+void Pipe::DiscardOpenXaRows() {
+  for (auto& [key, table] : tables_) {
+    if (table->writer) (void)table->writer->TakeData();
+  }
+  xa_batches_.clear();
+  pending_bytes_ = 0;
+}
+
+Status Pipe::PrepareXa(const binlog::Event& event, const Boundary& boundary) {
+  std::vector<XaBatch> batches = std::move(xa_batches_);
+  xa_batches_.clear();
+  for (auto& [key, table] : tables_) {
+    if (!table->writer || table->writer->rows() == 0) continue;
+    batches.push_back({key, table->writer->insert_prefix(), table->writer->TakeData()});
+  }
+  pending_bytes_ = 0;
+  CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+  PendingXa pending{boundary.xid, Coordinate(event.file, xa_group_start_),
+                    XaRowsFileName(sequence, xa_group_start_)};
+  std::erase_if(checkpoint_.pending_xa, [&](const PendingXa& x) { return x.xid == boundary.xid; });
+  if (!batches.empty()) {
+    // On disk before any checkpoint past the PREPARE names it.
+    CHSYNC_RETURN_IF_ERROR(WriteXaRows(state_->path(), pending.rows_file, batches));
+    log::Info("XA transaction {} prepared at {}: its rows wait for XA COMMIT", boundary.xid,
+              pending.prepared);
+  } else {
+    pending.rows_file.clear();
+  }
+  checkpoint_.pending_xa.push_back(std::move(pending));
+  return EndTransaction(event, boundary.resume, /*force_checkpoint=*/true);
+}
+
+Status Pipe::FinishXa(const binlog::Event& event, const Boundary& boundary, bool commit) {
+  auto it = std::find_if(checkpoint_.pending_xa.begin(), checkpoint_.pending_xa.end(),
+                         [&](const PendingXa& x) { return x.xid == boundary.xid; });
+  if (it == checkpoint_.pending_xa.end()) {
+    if (commit) {
+      log::Warn(
+          "XA COMMIT {} at {}: its XA PREPARE came before this pipe's start position, so its rows are not in "
+          "the binlog that chsync read; if it wrote replicated tables, run `chsync resync --table DB.TABLE` "
+          "for them",
+          boundary.xid, Coordinate(event.file, event.position));
+    }
+    return EndTransaction(event, boundary.resume, false);
+  }
+  PendingXa pending = *it;
+  checkpoint_.pending_xa.erase(it);
+  if (!pending.rows_file.empty()) {
+    if (commit) {
+      CHSYNC_ASSIGN_OR_RETURN(std::vector<XaBatch> batches, ReadXaRows(state_->path(), pending.rows_file));
+      for (XaBatch& batch : batches) {
+        if (!tables_.contains(batch.table)) continue;  // no longer replicated (dropped, renamed away)
+        CHSYNC_RETURN_IF_ERROR(flusher_->Insert(std::move(batch.prefix), std::move(batch.data)));
+      }
+    }
+    obsolete_xa_files_.push_back(pending.rows_file);
+  }
+  log::Info("XA transaction {} (prepared at {}) {} at {}", boundary.xid, pending.prepared,
+            commit ? "committed" : "rolled back", Coordinate(event.file, event.position));
+  return EndTransaction(event, boundary.resume, /*force_checkpoint=*/true);
 }
 
 Status Pipe::FlushAndCheckpoint() {
@@ -835,15 +991,19 @@ Status Pipe::FlushAndCheckpoint() {
   SyncDestinations();
   status_.position = Coordinate(committed_.file, committed_.position);
   // Saved by the flusher once every row queued before it is in ClickHouse.
-  auto save = [this, checkpoint = checkpoint_, status = status_]() mutable -> Status {
+  auto save = [this, checkpoint = checkpoint_, status = status_,
+               obsolete = std::move(obsolete_xa_files_)]() mutable -> Status {
     checkpoint.saved_at_ms = NowMs();
     Status saved = state_->Save(checkpoint);
     if (!saved.ok()) return saved;
+    ++checkpoints_saved_;
+    for (const std::string& file : obsolete) RemoveXaRows(state_->path(), file);
     status.updated_at_ms = checkpoint.saved_at_ms;
     Status written = WriteRunStatus(state_->path(), status);
     if (!written.ok()) log::Warn("cannot write the status file: {}", written.error().message());
     return Status::Ok();
   };
+  obsolete_xa_files_.clear();
   CHSYNC_RETURN_IF_ERROR(flusher_->After(std::move(save)));
   last_checkpoint_ = std::chrono::steady_clock::now();
   return Status::Ok();

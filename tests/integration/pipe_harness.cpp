@@ -54,10 +54,11 @@ std::unique_ptr<mysql::Connection> OpenSource(const std::string& url) {
   return std::move(conn).value();
 }
 
-void PipeTest::Init(const std::string& source_env, Dest dest, const std::string& prefix, int server_id_base) {
+void PipeTest::Init(const std::string& source_env, Dest dest, const std::string& prefix, int server_id_base,
+                    const std::string& server_env) {
   source_url_ = RequireEnv(source_env.c_str());
   if (dest == Dest::kServer) {
-    dest_url_ = RequireEnv("CHSYNC_TEST_CLICKHOUSE");
+    dest_url_ = RequireEnv(server_env.c_str());
   } else {
     RequireEnv("CHSYNC_CHDB_LIB");
     dest_url_ = "file:" + MakeTempDir(prefix + "-store") + "/store";

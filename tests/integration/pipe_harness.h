@@ -12,9 +12,23 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "mysql/connection.h"
 #include "pipe_compare.h"
 #include "test_env.h"
+
+/// The destination's FINAL view of `table` equals the source (else the comparison's report).
+#define EXPECT_EQUAL_TO_SOURCE(pipe, table, when)                                                          \
+  do {                                                                                                     \
+    std::string report = (pipe).Compare(table);                                                            \
+    EXPECT_TRUE(report.empty()) << "ClickHouse table " << (table) << " differs from the source " << (when) \
+                                << ":\n"                                                                   \
+                                << report;                                                                 \
+  } while (false)
+
+#define ASSERT_RUN_OK(r, when) \
+  ASSERT_EQ((r).exit_code, 0) << "chsync run " << (when) << ":\n" << (r).Describe()
 
 namespace chsync::testing {
 
@@ -42,8 +56,9 @@ class PipeTest {
  public:
   /// Source from the environment variable `source_env`; a fresh database named after `prefix`
   /// (created at the source and made the connection's current one); server ids from
-  /// `server_id_base`.
-  void Init(const std::string& source_env, Dest dest, const std::string& prefix, int server_id_base);
+  /// `server_id_base`. A kServer destination is the ClickHouse server whose URL is in `server_env`.
+  void Init(const std::string& source_env, Dest dest, const std::string& prefix, int server_id_base,
+            const std::string& server_env = "CHSYNC_TEST_CLICKHOUSE");
   /// Drops the test database at the source and (ClickHouse server) at the destination.
   void Cleanup();
 

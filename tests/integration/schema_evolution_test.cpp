@@ -76,18 +76,6 @@ std::vector<std::string> Churn(const std::string& table, int from, int to, const
   };
 }
 
-/// The destination's FINAL view of `table` equals the source (else the comparison's report).
-#define EXPECT_EQUAL_TO_SOURCE(pipe, table, when)                                                          \
-  do {                                                                                                     \
-    std::string report = (pipe).Compare(table);                                                            \
-    EXPECT_TRUE(report.empty()) << "ClickHouse table " << (table) << " differs from the source " << (when) \
-                                << ":\n"                                                                   \
-                                << report;                                                                 \
-  } while (false)
-
-#define ASSERT_RUN_OK(r, when) \
-  ASSERT_EQ((r).exit_code, 0) << "chsync run " << (when) << ":\n" << (r).Describe()
-
 /// The run stopped (exit 1) for db.table with the message of docs/schema-changes.md: the table,
 /// the binlog position and `chsync resync --table db.table`.
 void ExpectStoppedFor(const CommandResult& r, const std::string& db, const std::string& table,

@@ -1,11 +1,17 @@
 #include "test_env.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
 
 namespace chsync::testing {
 
@@ -64,6 +70,105 @@ std::string MakeTempDir(const std::string& prefix) {
     return "";
   }
   return buf.data();
+}
+
+namespace {
+
+/// The process id in the fault ClickHouse's pid file, 0 when there is none.
+pid_t FaultClickHousePid() {
+  std::string path = RequireEnv("CHSYNC_TEST_CLICKHOUSE_FAULT_PIDFILE");
+  if (path.empty()) return 0;
+  std::ifstream in(path);
+  long pid = 0;
+  if (!(in >> pid) || pid <= 0) return 0;
+  return static_cast<pid_t>(pid);
+}
+
+/// True while `pid` is a live ClickHouse server (not gone, not a zombie waiting to be reaped).
+bool ClickHouseAlive(pid_t pid) {
+  std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+  std::stringstream text;
+  text << cmdline.rdbuf();
+  if (!cmdline || text.str().find("clickhouse") == std::string::npos) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z' &&
+         line[paren + 2] != 'X';
+}
+
+}  // namespace
+
+bool FaultClickHouseAnswers() {
+  std::string url = RequireEnv("CHSYNC_TEST_CLICKHOUSE_FAULT");
+  if (url.empty()) return false;
+  ProcessResult r = RunProcess({ChsyncBinary(), "query", "--dest", url, "SELECT 1"});
+  return r.exit_code == 0 && r.output.find('1') != std::string::npos;
+}
+
+bool KillFaultClickHouse() {
+  pid_t pid = FaultClickHousePid();
+  if (pid == 0 || !ClickHouseAlive(pid)) return true;
+  if (kill(pid, SIGKILL) != 0 && errno != ESRCH) {
+    ADD_FAILURE() << "kill -9 " << pid << " (fault ClickHouse): " << std::strerror(errno);
+    return false;
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (ClickHouseAlive(pid)) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "the fault ClickHouse (pid " << pid << ") still runs 30 s after SIGKILL";
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return true;
+}
+
+bool StartFaultClickHouse() {
+  pid_t pid = FaultClickHousePid();
+  if (pid != 0 && ClickHouseAlive(pid) && FaultClickHouseAnswers()) return true;
+  std::string start = RequireEnv("CHSYNC_TEST_CLICKHOUSE_FAULT_START");
+  if (start.empty()) return false;
+  // Run by hand rather than through RunProcess: the server must inherit none of this process's
+  // descriptors (a source connection kept open by a ClickHouse server would never disconnect).
+  const std::string log = start.substr(0, start.rfind('/') + 1) + "log/start.log";
+  pid_t child = fork();
+  if (child < 0) {
+    ADD_FAILURE() << "fork: " << std::strerror(errno);
+    return false;
+  }
+  if (child == 0) {
+    int in = open("/dev/null", O_RDONLY);
+    int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (in >= 0) dup2(in, STDIN_FILENO);
+    if (out >= 0) {
+      dup2(out, STDOUT_FILENO);
+      dup2(out, STDERR_FILENO);
+    }
+    close_range(3, ~0U, 0);
+    execl("/bin/bash", "bash", start.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::ifstream in(log);
+    std::stringstream text;
+    text << in.rdbuf();
+    ADD_FAILURE() << start << " failed (status " << status << "); " << log << ":\n" << text.str();
+    return false;
+  }
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (!FaultClickHouseAnswers()) {
+    if (std::chrono::steady_clock::now() > deadline) {
+      ADD_FAILURE() << "the fault ClickHouse does not answer SELECT 1 within 90 s of " << start;
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return true;
 }
 
 }  // namespace chsync::testing

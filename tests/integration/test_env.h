@@ -38,4 +38,18 @@ std::string ChsyncBinary();
 /// command removes its whole temporary folder.
 std::string MakeTempDir(const std::string& prefix);
 
+/// The second ClickHouse server (`clickhouse-fault` of scripts/test-servers), which tests may kill
+/// and start again: its URL is CHSYNC_TEST_CLICKHOUSE_FAULT, its start script
+/// CHSYNC_TEST_CLICKHOUSE_FAULT_START and its process id file CHSYNC_TEST_CLICKHOUSE_FAULT_PIDFILE.
+/// Tests that use it must not run at the same time (ctest RESOURCE_LOCK chsync_clickhouse_fault).
+///
+/// Kills it with SIGKILL and waits (up to 30 s) until the process is gone. True when it is gone
+/// (also when it was not running); records a failure otherwise.
+bool KillFaultClickHouse();
+/// Starts it again and waits (up to 90 s) until `SELECT 1` answers through `chsync query`. True
+/// when it answers (also when it was already running); records a failure otherwise.
+bool StartFaultClickHouse();
+/// True when the fault ClickHouse answers `SELECT 1` now.
+bool FaultClickHouseAnswers();
+
 }  // namespace chsync::testing
