@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -126,18 +125,8 @@ Result<std::shared_ptr<ChdbEngine>> Boot(const std::string& store_path, const Co
   }
   std::string program = "chsync";
   std::string path_arg = "--path=" + store_path;
-  std::vector<std::string> dbg_args = {program, path_arg};
-  if (const char* extra = std::getenv("CHSYNC_DEBUG_CHDB_ARGS"); extra != nullptr) {
-    std::string cur;
-    for (const char* c = extra;; ++c) {
-      if (*c == ' ' || *c == '\0') { if (!cur.empty()) dbg_args.push_back(cur); cur.clear(); if (*c == '\0') break; }
-      else cur += *c;
-    }
-  }
-  std::vector<char*> dbg_argv;
-  for (auto& a : dbg_args) dbg_argv.push_back(a.data());
-  dbg_argv.push_back(nullptr);
-  engine->conn = connect(static_cast<int>(dbg_args.size()), dbg_argv.data());
+  char* argv[] = {program.data(), path_arg.data(), nullptr};
+  engine->conn = connect(2, argv);
   if (engine->conn == nullptr || *engine->conn == nullptr) {
     return Error(ErrorKind::kConfig, "embedded ClickHouse (" + loaded + ") could not open the store " +
                                          store_path + "; is another process using it?");
@@ -263,12 +252,6 @@ Result<std::string> EmbeddedConnection::Run(std::string_view sql, std::string_vi
 Result<std::string> EmbeddedConnection::StreamInsert(std::string_view insert, std::string_view input_format,
                                                      std::string_view data) {
   std::lock_guard lock(engine_->mutex);
-  std::string dbg_insert(insert);
-  if (const char* extra = std::getenv("CHSYNC_DEBUG_INSERT_SETTINGS"); extra != nullptr && *extra != 0) {
-    dbg_insert += (dbg_insert.find(" SETTINGS ") == std::string::npos ? " SETTINGS " : ", ");
-    dbg_insert += extra;
-  }
-  insert = dbg_insert;
   InsertStream stream = engine_->stream_insert_n(*engine_->conn, insert.data(), insert.size(),
                                                  input_format.data(), input_format.size());
   if (stream == nullptr) return Error(ErrorKind::kInternal, Describe() + " returned no insert stream");
@@ -297,16 +280,6 @@ Result<std::string> EmbeddedConnection::StreamInsert(std::string_view insert, st
     }
   }
   engine_->destroy_insert_stream(stream);
-  if (const char* probe = std::getenv("CHSYNC_DEBUG_CHDB_PROBE"); probe != nullptr) {
-    std::string q = probe;
-    ChdbResult* r = engine_->query_n(*engine_->conn, q.data(), q.size(), "TSV", 3);
-    if (r != nullptr) {
-      const char* e = engine_->result_error(r);
-      std::string out = e != nullptr && *e != '\0' ? std::string(e) : std::string(engine_->result_buffer(r) ? engine_->result_buffer(r) : "", engine_->result_length(r));
-      std::fprintf(stderr, "PROBE after %zu bytes: %s\n", data.size(), out.c_str());
-      engine_->destroy_result(r);
-    }
-  }
   if (!status.ok()) return std::move(status).error();
   return std::string();
 }

@@ -131,6 +131,9 @@ class Pipe {
   /// Swaps finished rebuilds in; with `wait`, waits for every running one first.
   Status PollRebuilds(bool wait);
   Status SwapIn(TableState& table);
+  /// Whether the source's columns of `table` now differ from its tracked schema (a statement the
+  /// stream has not reached yet changed it).
+  Result<bool> SourceMovedOn(const TableState& table);
   bool AnyRebuildFinished() const;
   void StopRebuilds();
   Result<std::vector<std::string>> SelectedDatabases();

@@ -27,7 +27,30 @@ bool ChangedUnderneath(const Error& error) {
   return error.server_code() == 1054 || error.server_code() == 1146;
 }
 
+/// Whether two schemas give different rows: a column's name, type, sign or size differs.
+bool DifferentColumns(const schema::TableSchema& a, const schema::TableSchema& b) {
+  if (a.columns.size() != b.columns.size()) return true;
+  for (size_t i = 0; i < a.columns.size(); ++i) {
+    const schema::Column& x = a.columns[i];
+    const schema::Column& y = b.columns[i];
+    if (!schema::EqualsIgnoreCase(x.name, y.name) || x.type != y.type || x.is_unsigned != y.is_unsigned ||
+        x.length != y.length || x.precision != y.precision || x.scale != y.scale) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
+
+Result<bool> Pipe::SourceMovedOn(const TableState& table) {
+  const schema::TableSchema& tracked = table.dest.source;
+  auto keep = [&](const schema::TableSchema& t) {
+    return t.database == tracked.database && t.name == tracked.name;
+  };
+  CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> now, LoadSourceSchemas({tracked.database}, keep));
+  return now.empty() || DifferentColumns(now[0], tracked);
+}
 
 Rebuilder::~Rebuilder() {
   Stop();
@@ -165,7 +188,14 @@ Status Pipe::PollRebuilds(bool wait) {
     if (!r.finished) continue;  // stopped
     if (!r.result.ok()) {
       const Error& error = r.result.error();
-      if (!wait && ChangedUnderneath(error)) {
+      // A copy may also read values the tracked schema cannot hold (a later MODIFY widened a column
+      // before the copy read it): the source's columns say whether the table moved on.
+      bool moved_on = ChangedUnderneath(error) || r.stop;  // r.stop: paused by an earlier poll
+      if (!wait && !moved_on) {
+        auto differs = SourceMovedOn(*table);
+        moved_on = differs.ok() && *differs;
+      }
+      if (!wait && moved_on) {
         // The table changed again at the source: the stream reaches that statement later and
         // restarts the rebuild then.
         if (!r.stop) {
