@@ -418,6 +418,8 @@ Status Pipe::LoadState() {
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> loaded, state_->Load());
   if (!loaded) return Error(ErrorKind::kInternal, "no checkpoint in " + state_->path());
   checkpoint_ = std::move(*loaded);
+  // Before anything is done with the checkpoint's positions (a reconnect, a resync of one table).
+  CHSYNC_RETURN_IF_ERROR(CheckSourceIdentity());
   CHSYNC_ASSIGN_OR_RETURN(tracker_, schema::Tracker::Deserialize(checkpoint_.schemas));
   // Rows files of prepared XA transactions that the checkpoint no longer names ended before it
   // (a crash came between saving it and removing them).
@@ -624,7 +626,6 @@ Status Pipe::Run() {
     CHSYNC_RETURN_IF_ERROR(ResyncTable(request_.resync_table));
   }
   CHSYNC_RETURN_IF_ERROR(LoadState());
-  CHSYNC_RETURN_IF_ERROR(CheckSourceIdentity());
   CHSYNC_RETURN_IF_ERROR(BuildTables());
   if (request_.config.durable_inserts) {
     // Tables created before durable_inserts was set get the settings too (a no-op when they have them).

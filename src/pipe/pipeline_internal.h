@@ -92,8 +92,8 @@ class Pipe {
   Status Open();
   Status Initialize();
   Status ResyncTable(const std::string& qualified);
-  /// Loads the saved checkpoint and the tracked schemas in it (and removes prepared-XA rows files it
-  /// no longer names).
+  /// Loads the saved checkpoint (refused when it is another source server's) and the tracked schemas
+  /// in it, and removes prepared-XA rows files it no longer names.
   Status LoadState();
   /// The source server must be the one the checkpoint's positions are on.
   Status CheckSourceIdentity();
