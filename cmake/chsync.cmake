@@ -19,9 +19,10 @@ endfunction()
 # chsync_test(NAME SOURCES... DEPS ...): a GoogleTest binary registered with ctest.
 # Unit tests are labelled "unit"; pass LABELS integration for tests that need servers. SERIAL: the
 # test changes something every test sharing its servers would see (a global server variable), so
-# ctest runs it alone.
+# ctest runs it alone. RESOURCE_LOCK NAME: its tests never run at the same time as other tests
+# holding NAME (they stop servers those use).
 function(chsync_test name)
-  cmake_parse_arguments(ARG "SERIAL" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "SERIAL" "RESOURCE_LOCK" "SOURCES;DEPS;LABELS" ${ARGN})
   if(NOT CHSYNC_BUILD_TESTS)
     return()
   endif()
@@ -38,5 +39,10 @@ function(chsync_test name)
   if(ARG_SERIAL)
     set(serial TRUE)
   endif()
-  gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" RUN_SERIAL ${serial} DISCOVERY_TIMEOUT 60)
+  if(ARG_RESOURCE_LOCK)
+    gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" RUN_SERIAL ${serial}
+      RESOURCE_LOCK ${ARG_RESOURCE_LOCK} DISCOVERY_TIMEOUT 60)
+  else()
+    gtest_discover_tests(${name} PROPERTIES LABELS "${ARG_LABELS}" RUN_SERIAL ${serial} DISCOVERY_TIMEOUT 60)
+  endif()
 endfunction()

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -12,7 +13,9 @@
 
 #include "cli/command.h"
 #include "clickhouse/capabilities.h"
+#include "clickhouse/cluster.h"
 #include "clickhouse/connection.h"
+#include "clickhouse/sql_quoting.h"
 #include "common/url.h"
 #include "mysql/connection.h"
 #include "mysql/server_probe.h"
@@ -26,6 +29,9 @@ struct CheckOptions {
   std::string source;
   std::string dest;
   std::string tables;
+  std::string dest_cluster;
+  std::string replication_path = "/clickhouse/tables/{shard}/{database}/{table}";
+  std::string replica_name = "{replica}";
 };
 
 /// A finding of the preflight: blocking ones make the verdict fail.
@@ -256,6 +262,98 @@ void CheckDestination(const Url& url, Report& report) {
   }
 }
 
+std::string Trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+/// `chsync check --dest-cluster`: the cluster's topology, and on every node given in --dest its
+/// version, its macros, that ZooKeeper answers and that the distributed DDL queue exists.
+void CheckCluster(const std::vector<Url>& urls, const CheckOptions& o, Report& report) {
+  report.Section("Cluster  " + o.dest_cluster);
+  clickhouse::ConnectOptions options;
+  options.retry.max_attempts = 1;
+  std::vector<std::string> needed = clickhouse::ServerMacros(o.replication_path);
+  for (const std::string& m : clickhouse::ServerMacros(o.replica_name)) {
+    if (std::find(needed.begin(), needed.end(), m) == needed.end()) needed.push_back(m);
+  }
+  std::optional<clickhouse::ClusterTopology> topology;
+  std::string first_version;
+  for (const Url& url : urls) {
+    auto conn = clickhouse::Connect(url, options);
+    if (!conn.ok()) continue;
+    clickhouse::Connection& c = **conn;
+    auto version = c.Query("SELECT version()");
+    if (!version.ok()) continue;  // reported in its Destination section
+    std::string v = Trimmed(*version);
+    if (first_version.empty()) first_version = v;
+    if (v.substr(0, v.find('.', v.find('.') + 1)) !=
+        first_version.substr(0, first_version.find('.', first_version.find('.') + 1))) {
+      report.Block(
+          fmt::format("{} runs ClickHouse {}, another node {}: run one version (major.minor) on every node "
+                      "of the cluster",
+                      c.Describe(), v, first_version));
+    }
+    if (!topology) {
+      auto rows = c.Query(clickhouse::TopologyQuery(o.dest_cluster));
+      if (rows.ok()) {
+        auto parsed = clickhouse::ParseTopology(o.dest_cluster, *rows);
+        if (parsed.ok()) {
+          topology = std::move(parsed).value();
+          report.Line("topology", topology->Describe());
+        } else {
+          auto known = c.Query("SELECT DISTINCT cluster FROM system.clusters ORDER BY cluster");
+          std::string list = known.ok() ? Trimmed(*known) : "";
+          std::replace(list.begin(), list.end(), '\n', ' ');
+          report.Line("topology", "not defined on " + c.Describe());
+          report.Block(
+              fmt::format("cluster '{}' is not defined on {} (its clusters: {}); name one of them in "
+                          "--dest-cluster, or define it in remote_servers of every node",
+                          o.dest_cluster, c.Describe(), list.empty() ? "none" : list));
+        }
+      }
+    }
+    auto macros = c.Query("SELECT macro, substitution FROM system.macros ORDER BY macro");
+    std::string have;
+    std::vector<std::string> names;
+    if (macros.ok()) {
+      for (const auto& [name, value] : clickhouse::ParsePairs(*macros)) {
+        names.push_back(name);
+        have += (have.empty() ? "" : " ") + name + "=" + value;
+      }
+    }
+    for (const std::string& m : needed) {
+      if (std::find(names.begin(), names.end(), m) == names.end()) {
+        report.Block(
+            fmt::format("{} has no macro {{{}}} (used by the table path '{}' or replica name '{}'); add it "
+                        "to <macros> in its config, or choose a --dest-replication-path with the macros it "
+                        "has ({})",
+                        c.Describe(), m, o.replication_path, o.replica_name, have.empty() ? "none" : have));
+      }
+    }
+    auto zk = c.Query("SELECT count() FROM system.zookeeper WHERE path = '/'");
+    auto queue = c.Query("SELECT count() FROM system.zookeeper WHERE path = '/clickhouse/task_queue'");
+    report.Line(c.Describe(),
+                fmt::format("ClickHouse {}; macros {}; ZooKeeper {}", v, have.empty() ? "none" : have,
+                            zk.ok() ? "answers" : "does not answer"));
+    if (!zk.ok()) {
+      report.Block(c.Describe() + ": ZooKeeper does not answer (" + zk.error().message() +
+                   "); replicated tables and ON CLUSTER statements need it: check <zookeeper> in its config");
+    } else if (queue.ok() && queue->starts_with("0")) {
+      report.Warn(c.Describe() +
+                  ": no distributed DDL queue at /clickhouse/task_queue/ddl yet (it appears with "
+                  "the first ON CLUSTER statement; check <distributed_ddl> if ON CLUSTER fails)");
+    }
+  }
+  if (topology && topology->shards() > 1) {
+    report.Text(
+        "tables: <database>_local.<table> (ReplicatedReplacingMergeTree) on every shard, and a Distributed "
+        "<database>.<table> over them sharded by the primary key");
+  } else if (topology) {
+    report.Text("tables: <database>.<table> (ReplicatedReplacingMergeTree) on every replica");
+  }
+}
+
 int RunCheck(const CheckOptions& o) {
   auto source_url = ParseUrl(o.source);
   if (!source_url.ok()) {
@@ -267,15 +365,23 @@ int RunCheck(const CheckOptions& o) {
     fmt::print(stderr, "chsync check: --source: {}\n", source.error().message());
     return kExitUsage;
   }
-  auto dest_url = ParseUrl(o.dest);
-  if (!dest_url.ok()) {
-    fmt::print(stderr, "chsync check: --dest: {}\n", dest_url.error().message());
-    return kExitUsage;
+  std::vector<Url> dest_urls;
+  for (const std::string& text : clickhouse::SplitUrls(o.dest)) {
+    auto dest_url = ParseUrl(text);
+    if (!dest_url.ok()) {
+      fmt::print(stderr, "chsync check: --dest: {}\n", dest_url.error().message());
+      return kExitUsage;
+    }
+    if (dest_url->scheme != "http" && dest_url->scheme != "https" &&
+        (dest_url->scheme != "file" || !o.dest_cluster.empty())) {
+      fmt::print(stderr, "chsync check: --dest must be http(s)://USER:PASSWORD@HOST:PORT{} (got {})\n",
+                 o.dest_cluster.empty() ? " or file:PATH" : " (a cluster's nodes)", dest_url->Redacted());
+      return kExitUsage;
+    }
+    dest_urls.push_back(std::move(dest_url).value());
   }
-  if (dest_url->scheme != "http" && dest_url->scheme != "https" && dest_url->scheme != "file") {
-    fmt::print(stderr,
-               "chsync check: --dest must be http(s)://USER:PASSWORD@HOST:PORT or file:PATH (got {})\n",
-               dest_url->Redacted());
+  if (dest_urls.empty()) {
+    fmt::print(stderr, "chsync check: --dest is empty\n");
     return kExitUsage;
   }
   std::optional<mysql::TableFilter> filter;
@@ -290,7 +396,8 @@ int RunCheck(const CheckOptions& o) {
   Report report;
   fmt::print("chsync check\n");
   CheckSource(*source, filter, report);
-  CheckDestination(*dest_url, report);
+  for (const Url& url : dest_urls) CheckDestination(url, report);
+  if (!o.dest_cluster.empty()) CheckCluster(dest_urls, o, report);
   int code = report.Verdict();
   std::fflush(stdout);
   return code;
@@ -305,10 +412,14 @@ void AddCheckCommand(CLI::App& app, RunFunction& run) {
       ->required();
   sub->add_option(
          "--dest", options->dest,
-         "http(s)://USER:PASSWORD@HOST:PORT for a ClickHouse server, file:PATH for an embedded store "
-         "(password also from CHSYNC_DEST_PASSWORD)")
+         "http(s)://USER:PASSWORD@HOST:PORT for a ClickHouse server (several, comma-separated, for a "
+         "cluster's nodes), file:PATH for an embedded store (password also from CHSYNC_DEST_PASSWORD)")
       ->required();
   sub->add_option("--tables", options->tables, "tables to replicate: 'db.*,db2.t,!db.tmp_*' (default: all)");
+  sub->add_option("--dest-cluster", options->dest_cluster,
+                  "a ClickHouse cluster: report its topology, and each --dest node's macros and ZooKeeper");
+  sub->add_option("--dest-replication-path", options->replication_path,
+                  "ZooKeeper path pattern of the Replicated tables, whose macros each node must have");
   sub->callback([options, &run] { run = [options] { return RunCheck(*options); }; });
 }
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <iterator>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "cli/command.h"
+#include "clickhouse/cluster.h"
 #include "clickhouse/connection.h"
 #include "common/url.h"
 
@@ -24,10 +26,12 @@ struct QueryOptions {
 };
 
 int RunQuery(const QueryOptions& o) {
-  auto url = ParseUrl(o.dest);
-  if (!url.ok()) {
-    fmt::print(stderr, "chsync query: --dest: {}\n", url.error().message());
-    return kExitUsage;
+  for (const std::string& text : clickhouse::SplitUrls(o.dest)) {
+    auto url = ParseUrl(text);
+    if (!url.ok()) {
+      fmt::print(stderr, "chsync query: --dest: {}\n", url.error().message());
+      return kExitUsage;
+    }
   }
   std::string sql = o.sql;
   if (sql == "-") sql.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -36,8 +40,9 @@ int RunQuery(const QueryOptions& o) {
     return kExitUsage;
   }
   clickhouse::ConnectOptions options;
-  options.retry.max_attempts = 1;  // an interactive command reports at once
-  auto conn = clickhouse::Connect(*url, options);
+  // An interactive command reports at once; with several nodes, each is tried once.
+  options.retry.max_attempts = static_cast<int>(std::max<size_t>(1, clickhouse::SplitUrls(o.dest).size()));
+  auto conn = clickhouse::Connect(o.dest, options);
   if (!conn.ok()) {
     fmt::print(stderr, "chsync query: {}\n", conn.error().message());
     return conn.error().kind() == ErrorKind::kUsage ? kExitUsage : kExitFailure;

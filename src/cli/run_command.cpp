@@ -31,7 +31,8 @@ extern "C" void OnStopSignal(int /*signal*/) {
 /// Flags as given: unset ones leave the configuration file's (or the default) value alone.
 struct RunFlags {
   std::string config_file;
-  std::optional<std::string> source, dest, tables, state, dest_database, log_level;
+  std::optional<std::string> source, dest, tables, state, dest_database, log_level, dest_cluster,
+      dest_replication_path;
   std::optional<uint32_t> server_id;
   std::optional<unsigned> snapshot_parallelism;
   std::optional<uint64_t> snapshot_chunk_rows, batch_rows, batch_age_ms, batch_bytes;
@@ -55,6 +56,8 @@ int RunOrResync(const RunFlags& f, bool resync) {
   if (f.tables) config.tables = *f.tables;
   if (f.state) config.state = *f.state;
   if (f.dest_database) config.dest_database = *f.dest_database;
+  if (f.dest_cluster) config.dest_cluster = *f.dest_cluster;
+  if (f.dest_replication_path) config.dest_replication_path = *f.dest_replication_path;
   if (f.log_level) config.log_level = *f.log_level;
   if (f.server_id) config.server_id = *f.server_id;
   if (f.snapshot_parallelism) config.snapshot_parallelism = *f.snapshot_parallelism;
@@ -111,8 +114,14 @@ void AddFlags(CLI::App* sub, RunFlags& f) {
   sub->add_option("--source", f.source,
                   "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD)");
   sub->add_option("--dest", f.dest,
-                  "http(s)://USER:PASSWORD@HOST:PORT (ClickHouse server) or file:PATH (embedded store); "
-                  "password also from CHSYNC_DEST_PASSWORD");
+                  "http(s)://USER:PASSWORD@HOST:PORT (ClickHouse server; several, comma-separated: the "
+                  "nodes of a cluster) or file:PATH (embedded store); password also from CHSYNC_DEST_PASSWORD");
+  sub->add_option("--dest-cluster", f.dest_cluster,
+                  "ClickHouse cluster (remote_servers) to create Replicated (and on several shards "
+                  "Distributed) tables on; see docs/clusters.md");
+  sub->add_option("--dest-replication-path", f.dest_replication_path,
+                  "ZooKeeper path pattern of the Replicated tables (default "
+                  "/clickhouse/tables/{shard}/{database}/{table})");
   sub->add_option("--tables", f.tables, "tables to replicate: 'db.*,db2.t,!db.tmp_*' (default: all)");
   sub->add_option("--state", f.state, "state directory (checkpoint, status); one pipe per directory");
   sub->add_option("--config", f.config_file, "YAML configuration file (flags override it)");

@@ -88,6 +88,7 @@ int RunStatusCommand(const StatusOptions& o) {
   fmt::print("position       {}:{}{}\n", c.resume.file, c.resume.position,
              c.resume.gtid_set.empty() ? "" : " (GTID " + c.resume.gtid_set + ")");
   fmt::print("stream start   {}:{}\n", c.stream_start.file, c.stream_start.position);
+  if (!run.destination.empty()) fmt::print("destination    {}\n", run.destination);
   fmt::print("checkpoint     saved {}\n", Ago(c.saved_at_ms, now));
   if (run.last_event_time != 0) {
     uint64_t event_ms = run.last_event_time * 1000;

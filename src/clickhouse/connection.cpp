@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "clickhouse/cluster.h"
 #include "clickhouse/embedded_connection.h"
 #include "clickhouse/http_connection.h"
 #include "clickhouse/server_error.h"
@@ -80,7 +81,8 @@ Result<std::string> Connection::RunWithRetries(std::string_view sql, std::string
   for (int attempt = 1;; ++attempt) {
     auto result = Run(sql, data, format, request);
     if (result.ok() || attempt >= retry_.max_attempts || !IsRetryable(result.error()) ||
-        IsCancelled(result.error())) {
+        IsCancelled(result.error()) ||
+        (request.on_cluster && result.error().server_code() == code::kTimeoutExceeded)) {
       return result;
     }
     log::Warn("{}; retrying in {} ms (attempt {} of {})", result.error().message(), backoff.count(),
@@ -157,8 +159,30 @@ Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions
 }
 
 Result<std::unique_ptr<Connection>> Connect(std::string_view url_text, const ConnectOptions& options) {
-  CHSYNC_ASSIGN_OR_RETURN(Url url, ParseUrl(url_text));
-  return Connect(url, options);
+  std::vector<std::string> urls = SplitUrls(url_text);
+  if (urls.size() <= 1) {
+    CHSYNC_ASSIGN_OR_RETURN(Url url, ParseUrl(urls.empty() ? url_text : std::string_view(urls[0])));
+    return Connect(url, options);
+  }
+  // Several servers of one cluster: each node tries once, and the failover connection retries
+  // on the next node.
+  ConnectOptions single = options;
+  single.retry.max_attempts = 1;
+  std::vector<std::unique_ptr<Connection>> nodes;
+  for (const std::string& text : urls) {
+    CHSYNC_ASSIGN_OR_RETURN(Url url, ParseUrl(text));
+    if (url.scheme == "file") {
+      return Error(ErrorKind::kUsage,
+                   "destination " + url.Redacted() +
+                       ": an embedded store (file:) cannot be one of several destination URLs");
+    }
+    CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<Connection> node, Connect(url, single));
+    nodes.push_back(std::move(node));
+  }
+  auto failover = std::make_unique<FailoverConnection>(std::move(nodes));
+  failover->set_retry_policy(options.retry);
+  failover->set_cancel(options.cancel);
+  return std::unique_ptr<Connection>(std::move(failover));
 }
 
 }  // namespace chsync::clickhouse

@@ -65,6 +65,10 @@ struct ConnectOptions {
 struct RequestOptions {
   std::string query_id;  ///< empty: the server picks one
   std::vector<std::pair<std::string, std::string>> settings;
+  /// An ON CLUSTER statement: a timeout (159, the task outlived distributed_ddl_task_timeout) is
+  /// returned at once instead of retried, because the statement is queued in ZooKeeper already and
+  /// a resend would queue it again. The caller waits for the task (clickhouse/cluster.h).
+  bool on_cluster = false;
 };
 
 /// One session with a ClickHouse destination: a server over HTTP(S), or an embedded engine (chDB)
@@ -138,7 +142,8 @@ bool IsCancelled(const Error& error);
 /// the first statement (call Version() to check it).
 Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions& options = {});
 
-/// Connect(ParseUrl(url_text), options).
+/// Connect(ParseUrl(url_text), options). Several server URLs separated by commas (the nodes of one
+/// cluster) give a FailoverConnection (clickhouse/cluster.h) over them.
 Result<std::unique_ptr<Connection>> Connect(std::string_view url_text, const ConnectOptions& options = {});
 
 }  // namespace chsync::clickhouse

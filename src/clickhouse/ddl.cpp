@@ -3,6 +3,7 @@
 #include <charconv>
 #include <set>
 
+#include "clickhouse/cluster.h"
 #include "clickhouse/row_binary.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/civil_date.h"
@@ -14,13 +15,6 @@ using schema::DefaultKind;
 
 std::string OnCluster(const DdlTarget& target) {
   return target.cluster.empty() ? "" : " ON CLUSTER " + QuoteIdentifier(target.cluster);
-}
-
-std::string ReplaceAll(std::string text, std::string_view from, std::string_view to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
 }
 
 /// The type without its Nullable( ) wrapper.
@@ -228,7 +222,19 @@ SortingKey ChooseSortingKey(const schema::TableSchema& table) {
 }
 
 std::string CreateDatabase(const DdlTarget& target) {
-  return "CREATE DATABASE IF NOT EXISTS " + QuoteIdentifier(target.database) + OnCluster(target);
+  return CreateDatabase(target.database, target);
+}
+
+std::string CreateDatabase(std::string_view database, const DdlTarget& target) {
+  return "CREATE DATABASE IF NOT EXISTS " + QuoteIdentifier(database) + OnCluster(target);
+}
+
+std::string ReplacingEngine(std::string_view table, std::string_view arguments, const DdlTarget& target) {
+  if (target.cluster.empty()) return "ReplacingMergeTree(" + std::string(arguments) + ")";
+  std::string path =
+      ReplicationPath(target.replication_path, target.StorageDatabase(), table, target.path_token);
+  return "ReplicatedReplacingMergeTree(" + QuoteString(path) + ", " + QuoteString(target.replica_name) +
+         (arguments.empty() ? "" : ", ") + std::string(arguments) + ")";
 }
 
 Result<std::string> CreateTable(const schema::TableSchema& table, const Capabilities& caps,
@@ -237,7 +243,7 @@ Result<std::string> CreateTable(const schema::TableSchema& table, const Capabili
     return Error(ErrorKind::kUnsupported, "table " + table.QualifiedName() + " has no columns");
   }
   CHSYNC_RETURN_IF_ERROR(CheckDurable(caps, target, table.QualifiedName()));
-  std::string sql = "CREATE TABLE IF NOT EXISTS " + QualifiedName(target.database, table.name) +
+  std::string sql = "CREATE TABLE IF NOT EXISTS " + QualifiedName(target.StorageDatabase(), table.name) +
                     OnCluster(target) + "\n(\n";
   for (const schema::Column& column : table.columns) {
     CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(column, table.QualifiedName()));
@@ -254,14 +260,7 @@ Result<std::string> CreateTable(const schema::TableSchema& table, const Capabili
   sql += ")\nENGINE = ";
   std::string engine_args = QuoteIdentifier(kVersionColumn);
   if (caps.replacing_is_deleted) engine_args += ", " + QuoteIdentifier(kIsDeletedColumn);
-  if (target.cluster.empty()) {
-    sql += "ReplacingMergeTree(" + engine_args + ")";
-  } else {
-    std::string path =
-        ReplaceAll(ReplaceAll(target.replication_path, "{db}", target.database), "{table}", table.name);
-    sql += "ReplicatedReplacingMergeTree(" + QuoteString(path) + ", " + QuoteString(target.replica_name) +
-           ", " + engine_args + ")";
-  }
+  sql += ReplacingEngine(table.name, engine_args, target);
   SortingKey key = ChooseSortingKey(table);
   std::string order;
   for (const std::string& name : key.columns) {
@@ -289,7 +288,7 @@ Result<std::string> AddColumn(std::string_view table, const schema::Column& colu
   CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(column, table));
   CHSYNC_ASSIGN_OR_RETURN(MappedType mapped, MapColumn(column, caps));
   std::string sql =
-      "ALTER TABLE " + QualifiedName(target.database, table) + OnCluster(target) + " ADD COLUMN ";
+      "ALTER TABLE " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target) + " ADD COLUMN ";
   if (caps.add_column_if_not_exists) sql += "IF NOT EXISTS ";
   sql += ColumnDefinition(column, mapped);
   if (!after.empty()) {
@@ -306,8 +305,8 @@ Result<std::string> ModifyColumn(std::string_view table, const schema::Column& c
   if (mapped.nullable && !caps.modify_to_nullable) {
     return Error(ErrorKind::kUnsupported, "this ClickHouse cannot change a column to Nullable");
   }
-  return "ALTER TABLE " + QualifiedName(target.database, table) + OnCluster(target) + " MODIFY COLUMN " +
-         QuoteIdentifier(column.name) + " " + mapped.type;
+  return "ALTER TABLE " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target) +
+         " MODIFY COLUMN " + QuoteIdentifier(column.name) + " " + mapped.type;
 }
 
 Result<std::string> RenameColumn(std::string_view table, std::string_view from, std::string_view to,
@@ -318,26 +317,26 @@ Result<std::string> RenameColumn(std::string_view table, std::string_view from, 
                                               FirstVersionWith("rename_column").ToString() +
                                               " or later (ALTER TABLE … RENAME COLUMN)");
   }
-  return "ALTER TABLE " + QualifiedName(target.database, table) + OnCluster(target) + " RENAME COLUMN " +
-         QuoteIdentifier(from) + " TO " + QuoteIdentifier(to);
+  return "ALTER TABLE " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target) +
+         " RENAME COLUMN " + QuoteIdentifier(from) + " TO " + QuoteIdentifier(to);
 }
 
 std::string MakeDurable(std::string_view table, const DdlTarget& target) {
-  return "ALTER TABLE " + QualifiedName(target.database, table) + OnCluster(target) + " MODIFY SETTING " +
-         std::string(kDurableSettings);
+  return "ALTER TABLE " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target) +
+         " MODIFY SETTING " + std::string(kDurableSettings);
 }
 
 std::string DropTable(std::string_view table, const DdlTarget& target) {
-  return "DROP TABLE IF EXISTS " + QualifiedName(target.database, table) + OnCluster(target);
+  return "DROP TABLE IF EXISTS " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target);
 }
 
 std::string TruncateTable(std::string_view table, const DdlTarget& target) {
-  return "TRUNCATE TABLE IF EXISTS " + QualifiedName(target.database, table) + OnCluster(target);
+  return "TRUNCATE TABLE IF EXISTS " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target);
 }
 
 std::string RenameTable(std::string_view from, std::string_view to, const DdlTarget& target) {
-  return "RENAME TABLE " + QualifiedName(target.database, from) + " TO " +
-         QualifiedName(target.database, to) + OnCluster(target);
+  return "RENAME TABLE " + QualifiedName(target.StorageDatabase(), from) + " TO " +
+         QualifiedName(target.StorageDatabase(), to) + OnCluster(target);
 }
 
 std::optional<std::string> DefaultExpression(const schema::Column& column, const MappedType& mapped) {

@@ -23,10 +23,21 @@ struct DdlTarget {
   /// ON CLUSTER name; empty for a single server. With a cluster, tables use
   /// ReplicatedReplacingMergeTree at `replication_path` with replica `replica_name`.
   std::string cluster;
-  /// Keeper path of replicated tables; "{db}" and "{table}" are replaced by the destination names
-  /// (literally, so servers without the {database}/{table} macros work too).
-  std::string replication_path = "/clickhouse/tables/{shard}/{db}/{table}";
+  /// Keeper path of replicated tables; "{db}" (or "{database}") and "{table}" are replaced by the
+  /// destination names (literally: see ReplicationPath in clickhouse/cluster.h), then "/" +
+  /// path_token is appended.
+  std::string replication_path = "/clickhouse/tables/{shard}/{database}/{table}";
   std::string replica_name = "{replica}";
+  /// Makes the path of each created table unique (see ReplicationPath); empty: nothing appended.
+  std::string path_token;
+  /// A cluster of more than one shard: the tables live in local_database on every shard, and
+  /// `database` holds a Distributed table of the same name over them (docs/clusters.md). Every
+  /// builder here but CreateDatabase and InsertPrefix addresses the local table.
+  bool sharded = false;
+  std::string local_database;
+
+  /// Where the tables themselves are: local_database when sharded, else database.
+  const std::string& StorageDatabase() const { return sharded ? local_database : database; }
   /// Tables are created with `SETTINGS fsync_after_insert = 1, fsync_part_directory = 1`, so that
   /// an INSERT ClickHouse acknowledged survives a power loss of its host (by default ClickHouse
   /// acknowledges once the part is in the page cache). Costs an fsync per inserted part. Needs
@@ -49,8 +60,15 @@ struct SortingKey {
 };
 SortingKey ChooseSortingKey(const schema::TableSchema& table);
 
-/// CREATE DATABASE IF NOT EXISTS `db` [ON CLUSTER c].
+/// CREATE DATABASE IF NOT EXISTS `db` [ON CLUSTER c] (target.database; create
+/// target.StorageDatabase() too when it differs).
 std::string CreateDatabase(const DdlTarget& target);
+std::string CreateDatabase(std::string_view database, const DdlTarget& target);
+
+/// The ENGINE of a ReplacingMergeTree table named `table` with engine arguments `arguments`:
+/// "ReplacingMergeTree(arguments)" on one server, ReplicatedReplacingMergeTree at the table's
+/// ReplicationPath with target.replica_name on a cluster.
+std::string ReplacingEngine(std::string_view table, std::string_view arguments, const DdlTarget& target);
 
 /// CREATE TABLE IF NOT EXISTS for `table` (named table.name in target.database): the mapped source
 /// columns, the metadata columns, ReplacingMergeTree(_chsync_version[, _chsync_is_deleted]) (the

@@ -88,7 +88,14 @@ bool IsRetryable(const Error& error) {
     case code::kMemoryLimitExceeded:
     case code::kTableIsReadOnly:
     case code::kTooManyParts:
-    case code::kUnknownStatusOfInsert: return true;
+    case code::kUnknownStatusOfInsert:
+    // A cluster: a shard unreachable (279), a ZooKeeper session lost or ZooKeeper down (225, 999),
+    // not enough live replicas for insert_quorum yet (285, 286).
+    case 225:
+    case 279:
+    case 285:
+    case 286:
+    case 999: return true;
     default: return false;
   }
 }

@@ -43,7 +43,8 @@ ErrorKind KindForCode(int code);
 Error ExceptionError(std::string_view where, int code, std::string_view text);
 
 /// True when retrying the same request later may succeed: transport failures, and server codes
-/// for overload or transient states (too many parts, memory limit, timeouts, read-only replica).
+/// for overload or transient states (too many parts, memory limit, timeouts, read-only replica, a
+/// shard or ZooKeeper unreachable, too few replicas for insert_quorum).
 /// Syntax, type and authentication errors are not retryable.
 bool IsRetryable(const Error& error);
 

@@ -53,6 +53,23 @@ Setter String(std::string PipeConfig::*field) {
   };
 }
 
+/// A text value, or a list of them joined with commas (`dest:` with several URLs).
+Setter UrlList(std::string PipeConfig::*field) {
+  return [field](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+    if (n.IsScalar()) return ReadString(n, where, "", c.*field);
+    if (!n.IsSequence() || n.size() == 0) return ConfigError(where, "", "must be a URL or a list of URLs");
+    std::string joined;
+    for (const YAML::Node& item : n) {
+      if (!item.IsScalar() || item.Scalar().empty() || item.Scalar().find(',') != std::string::npos) {
+        return ConfigError(where, "", "must be a list of URLs, one per item");
+      }
+      joined += (joined.empty() ? "" : ",") + item.Scalar();
+    }
+    c.*field = std::move(joined);
+    return Status::Ok();
+  };
+}
+
 Setter Bool(bool PipeConfig::*field) {
   return [field](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
     if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false")) {
@@ -169,7 +186,11 @@ Status Apply(const YAML::Node& map, const std::string& prefix, const std::string
 const std::map<std::string, Setter>& Setters() {
   static const std::map<std::string, Setter> setters = {
       {"source", String(&PipeConfig::source)},
-      {"dest", String(&PipeConfig::dest)},
+      {"dest", UrlList(&PipeConfig::dest)},
+      {"dest_cluster", String(&PipeConfig::dest_cluster)},
+      {"dest_replication_path", String(&PipeConfig::dest_replication_path)},
+      {"dest_replica_name", String(&PipeConfig::dest_replica_name)},
+      {"dest_ddl_timeout_s", Number(&PipeConfig::dest_ddl_timeout_s, 1, 86400)},
       {"tables", String(&PipeConfig::tables)},
       {"state", String(&PipeConfig::state)},
       {"dest_database", String(&PipeConfig::dest_database)},
@@ -220,6 +241,22 @@ Status Validate(const PipeConfig& c) {
   if (c.dest.empty()) return Error(ErrorKind::kConfig, "no destination: give --dest URL (file key: dest)");
   if (c.state.empty())
     return Error(ErrorKind::kConfig, "no state directory: give --state DIR (file key: state)");
+  if (!c.dest_cluster.empty()) {
+    if (c.dest.starts_with("file:")) {
+      return Error(ErrorKind::kConfig,
+                   "dest_cluster '" + c.dest_cluster +
+                       "' needs ClickHouse servers (http:// or https:// in --dest), not an "
+                       "embedded store");
+    }
+    if (c.dest_replication_path.empty() || c.dest_replication_path.front() != '/') {
+      return Error(ErrorKind::kConfig,
+                   "dest_replication_path must be a ZooKeeper path starting with '/', not '" +
+                       c.dest_replication_path + "'");
+    }
+    if (c.dest_replica_name.empty()) {
+      return Error(ErrorKind::kConfig, "dest_replica_name must not be empty (default: {replica})");
+    }
+  }
   if (c.log_level != "debug" && c.log_level != "info" && c.log_level != "warn" && c.log_level != "error") {
     return Error(ErrorKind::kConfig,
                  "log_level must be debug, info, warn or error, not '" + c.log_level + "'");

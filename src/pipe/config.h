@@ -13,11 +13,23 @@ namespace chsync::pipe {
 /// over the file. A complete example with every key is in docs/configuration.md.
 struct PipeConfig {
   std::string source;         ///< mysql://USER[:PASSWORD]@HOST[:PORT]
-  std::string dest;           ///< http(s)://USER[:PASSWORD]@HOST[:PORT] or file:PATH
+  /// http(s)://USER[:PASSWORD]@HOST[:PORT] or file:PATH; several server URLs separated by commas
+  /// (in the file also a list): the nodes of one cluster, tried in turn when one fails.
+  std::string dest;
   std::string tables;         ///< --tables patterns; empty: every non-system table
   std::string state;          ///< the state directory
   std::string dest_database;  ///< empty: named like each source database
   uint32_t server_id = 0;     ///< replica id; 0: derived from the state directory path
+
+  /// A ClickHouse cluster (remote_servers) to create the tables on (docs/clusters.md); empty: one
+  /// server. Tables are Replicated at dest_replication_path with replica dest_replica_name, and on
+  /// more than one shard also Distributed.
+  std::string dest_cluster;
+  std::string dest_replication_path = "/clickhouse/tables/{shard}/{database}/{table}";
+  std::string dest_replica_name = "{replica}";
+  /// distributed_ddl_task_timeout of chsync's ON CLUSTER statements: after it, chsync names the
+  /// hosts that have not run the statement yet and goes on waiting for them.
+  uint64_t dest_ddl_timeout_s = 30;
 
   unsigned snapshot_parallelism = 4;      ///< tables/chunks copied at once
   uint64_t snapshot_chunk_rows = 100000;  ///< rows per primary-key range chunk

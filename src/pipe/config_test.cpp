@@ -202,3 +202,47 @@ TEST(PipeConfig, MissingFileIsAConfigError) {
 
 }  // namespace
 }  // namespace chsync::pipe
+
+namespace chsync::pipe {
+namespace {
+
+TEST(PipeConfig, ClusterKeysAndADestinationList) {
+  PipeConfig c;
+  Status s = LoadConfigText(R"(
+source: mysql://u@h:3306
+dest:
+  - http://default@node1:8123
+  - http://default@node2:8123
+state: /tmp/s
+dest_cluster: sharded
+dest_replication_path: /ch/{layer}/{database}/{table}
+dest_replica_name: "{host}"
+dest_ddl_timeout_s: 90
+)",
+                            "pipe.yaml", c);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  EXPECT_EQ(c.dest, "http://default@node1:8123,http://default@node2:8123");
+  EXPECT_EQ(c.dest_cluster, "sharded");
+  EXPECT_EQ(c.dest_replication_path, "/ch/{layer}/{database}/{table}");
+  EXPECT_EQ(c.dest_replica_name, "{host}");
+  EXPECT_EQ(c.dest_ddl_timeout_s, 90u);
+  EXPECT_TRUE(Validate(c).ok());
+
+  PipeConfig bad = c;
+  bad.dest_replication_path = "ch/{table}";
+  ASSERT_FALSE(Validate(bad).ok());
+  EXPECT_NE(Validate(bad).error().message().find("starting with '/'"), std::string::npos);
+  bad = c;
+  bad.dest = "file:/tmp/store";
+  ASSERT_FALSE(Validate(bad).ok());
+  EXPECT_NE(Validate(bad).error().message().find("needs ClickHouse servers"), std::string::npos);
+
+  PipeConfig list;
+  Status nested = LoadConfigText("dest: [http://a:1, [x]]\n", "pipe.yaml", list);
+  ASSERT_FALSE(nested.ok());
+  EXPECT_NE(nested.error().message().find("pipe.yaml:1: 'dest' must be a list of URLs"), std::string::npos)
+      << nested.error().message();
+}
+
+}  // namespace
+}  // namespace chsync::pipe

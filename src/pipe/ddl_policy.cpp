@@ -225,8 +225,11 @@ class Planner {
   }
 
   std::string AlterTable() const {
+    // On a sharded cluster the shard-local tables; the pipe recreates the Distributed table after.
     return "ALTER TABLE " +
-           Destination(before_.source.name.empty() ? plan_.after.source.name : before_.source.name) +
+           clickhouse::QualifiedName(context_.target.StorageDatabase(), before_.source.name.empty()
+                                                                            ? plan_.after.source.name
+                                                                            : before_.source.name) +
            OnCluster(context_.target);
   }
 
@@ -648,6 +651,9 @@ Result<TablePlan> PlanTableChanges(const std::vector<schema::SchemaChange>& chan
 Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& table,
                                                  const PolicyContext& context) {
   std::vector<std::string> statements{clickhouse::CreateDatabase(context.target)};
+  if (context.target.sharded) {
+    statements.push_back(clickhouse::CreateDatabase(context.target.StorageDatabase(), context.target));
+  }
   CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, context.caps, context.target));
   statements.push_back(std::move(create));
   return statements;

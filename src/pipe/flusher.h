@@ -33,6 +33,8 @@ class Flusher {
   Status After(std::function<Status()> task);
   /// Waits until everything queued ran; returns the first failure, if any.
   Status Drain();
+  /// The server the batches go to now (Connection::Describe), from any thread.
+  std::string Describe() const { return connection_->Describe(); }
 
  private:
   struct Job {

@@ -1,5 +1,6 @@
 # The pipe itself: set-up, snapshot orchestration, the binlog stream, checkpoints, status.
 target_sources(chsync_pipe PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/destination.cpp
   ${CMAKE_CURRENT_LIST_DIR}/flusher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rebuild.cpp

@@ -122,6 +122,7 @@ Status Pipe::Open() {
   CHSYNC_ASSIGN_OR_RETURN(dest_, clickhouse::Connect(c.dest, dest_options_));
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, dest_->Version());
   caps_ = clickhouse::FromVersion(version);
+  if (!c.dest_cluster.empty()) CHSYNC_RETURN_IF_ERROR(OpenCluster());
   if (c.durable_inserts && !caps_.fsync_after_insert) {
     return Error(
         ErrorKind::kConfig,
@@ -135,14 +136,6 @@ Status Pipe::Open() {
             full_metadata_ ? "FULL row" : "MINIMAL row (ordinal mode)", dest_->Describe(), version.major,
             version.minor);
   return Status::Ok();
-}
-
-clickhouse::DdlTarget Pipe::TargetFor(std::string_view source_database) const {
-  clickhouse::DdlTarget target;
-  target.database =
-      request_.config.dest_database.empty() ? std::string(source_database) : request_.config.dest_database;
-  target.durable = request_.config.durable_inserts;
-  return target;
 }
 
 PolicyContext Pipe::ContextFor(std::string_view source_database, std::string_view table) const {
@@ -181,48 +174,6 @@ bool Pipe::ShouldReplicate(std::string_view database, std::string_view name) con
 bool Pipe::IsMigrationLeftover(std::string_view database, std::string_view name) const {
   std::string base = MigrationBase(name, {"gho", "ghc", "del", "old", "new"});
   return !base.empty() && (tables_.contains(TableKey(database, base)) || filter_.Matches(database, base));
-}
-
-Result<bool> Pipe::DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name) {
-  CHSYNC_ASSIGN_OR_RETURN(std::string found,
-                          dest_->Query("SELECT count() FROM system.tables WHERE database = " +
-                                       clickhouse::QuoteString(target.database) +
-                                       " AND name = " + clickhouse::QuoteString(name)));
-  return found.starts_with("1");
-}
-
-Status Pipe::RenameDestination(const clickhouse::DdlTarget& from_target, std::string_view from,
-                               const clickhouse::DdlTarget& to_target, std::string_view to) {
-  CHSYNC_ASSIGN_OR_RETURN(bool from_exists, DestinationTableExists(from_target, from));
-  CHSYNC_ASSIGN_OR_RETURN(bool to_exists, DestinationTableExists(to_target, to));
-  if (!from_exists || to_exists) {
-    log::Debug("ClickHouse rename {}.{} to {}.{} skipped (source table {}, target {})", from_target.database,
-               from, to_target.database, to, from_exists ? "exists" : "missing",
-               to_exists ? "exists" : "missing");
-    return Status::Ok();
-  }
-  CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::CreateDatabase(to_target)));
-  std::string sql = "RENAME TABLE " + clickhouse::QualifiedName(from_target.database, from) + " TO " +
-                    clickhouse::QualifiedName(to_target.database, to);
-  Status s = dest_->Execute(sql);
-  if (!s.ok()) return std::move(s.error().AddContext("ClickHouse statement " + sql));
-  return Status::Ok();
-}
-
-Status Pipe::MakeRoom(const clickhouse::DdlTarget& target, const std::string& name, const std::string& at) {
-  CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, name));
-  if (!exists) return Status::Ok();
-  std::string aside = name + "__dropped_" + at;
-  CHSYNC_ASSIGN_OR_RETURN(bool aside_exists, DestinationTableExists(target, aside));
-  if (aside_exists) return Status::Ok();  // done before a crash: `name` is the new table
-  CHSYNC_ASSIGN_OR_RETURN(std::string rows, dest_->Query("SELECT count() FROM " +
-                                                         clickhouse::QualifiedName(target.database, name)));
-  if (rows.starts_with("0")) return dest_->Execute(clickhouse::DropTable(name, target));
-  log::Info(
-      "ClickHouse table {}.{} (kept from a table dropped at the source) renamed to {} to make room for "
-      "the new table",
-      target.database, name, aside);
-  return RenameDestination(target, name, target, aside);
 }
 
 Result<std::vector<schema::TableSchema>> Pipe::LoadSourceSchemas(
@@ -287,49 +238,6 @@ Status Pipe::LoadDatabaseDefaults(schema::Tracker& tracker) {
     tracker.SetDatabaseDefaults(*row[0], *row[1], *row[2]);
   }
   return Status::Ok();
-}
-
-Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table) {
-  auto has_column = [&](const std::string& column) -> Result<bool> {
-    CHSYNC_ASSIGN_OR_RETURN(std::string found,
-                            dest_->Query("SELECT count() FROM system.columns WHERE database = " +
-                                         clickhouse::QuoteString(target.database) +
-                                         " AND table = " + clickhouse::QuoteString(table) +
-                                         " AND name = " + clickhouse::QuoteString(column)));
-    return found.starts_with("1");
-  };
-  for (size_t i = 0; i < plan.statements.size(); ++i) {
-    const std::string& sql = plan.statements[i];
-    // A server without ADD COLUMN IF NOT EXISTS / DROP COLUMN IF EXISTS: the statement may have run
-    // before a crash.
-    std::string exists = i < plan.skip_if_column_exists.size() ? plan.skip_if_column_exists[i] : "";
-    std::string missing = i < plan.skip_if_column_missing.size() ? plan.skip_if_column_missing[i] : "";
-    if (!exists.empty()) {
-      CHSYNC_ASSIGN_OR_RETURN(bool found, has_column(exists));
-      if (found) {
-        log::Info("already applied: {}", sql);
-        continue;
-      }
-    }
-    if (!missing.empty()) {
-      CHSYNC_ASSIGN_OR_RETURN(bool found, has_column(missing));
-      if (!found) {
-        log::Info("already applied: {}", sql);
-        continue;
-      }
-    }
-    Status s = dest_->Execute(sql);
-    if (!s.ok()) return std::move(s.error().AddContext("ClickHouse statement " + sql));
-  }
-  return Status::Ok();
-}
-
-Status Pipe::CreateDestination(const schema::TableSchema& table, bool replace) {
-  clickhouse::DdlTarget target = TargetFor(table.database);
-  CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::CreateDatabase(target)));
-  if (replace) CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(table.name, target)));
-  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, caps_, target));
-  return dest_->Execute(create);
 }
 
 Status Pipe::Initialize() {
@@ -402,7 +310,7 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   std::erase_if(checkpoint_.destinations, [&](const DestinationState& d) { return d.table == qualified; });
   for (const RebuildState& r : checkpoint_.rebuilds) {
     if (r.database == database && r.table == name)
-      CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(r.temp_table, TargetFor(database))));
+      CHSYNC_RETURN_IF_ERROR(DropDestination(TargetFor(database), r.temp_table));
   }
   std::erase_if(checkpoint_.rebuilds,
                 [&](const RebuildState& r) { return r.database == database && r.table == name; });
@@ -537,6 +445,7 @@ Status Pipe::SaveCheckpoint() {
   CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint_));
   status_.updated_at_ms = checkpoint_.saved_at_ms;
   status_.position = Coordinate(checkpoint_.resume.file, checkpoint_.resume.position);
+  status_.destination = DestinationLine();
   Status s = WriteRunStatus(state_->path(), status_);
   if (!s.ok()) log::Warn("cannot write the status file: {}", s.error().message());
   return Status::Ok();
@@ -633,7 +542,7 @@ Status Pipe::Run() {
       const clickhouse::DdlTarget target = TargetFor(table->dest.source.database);
       CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, table->dest.source.name));
       if (exists)
-        CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::MakeDurable(table->dest.source.name, target)));
+        CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::MakeDurable(table->dest.source.name, target)));
     }
   }
   if (auto previous = ReadRunStatus(state_->path()); previous.ok() && previous->has_value()) {

@@ -19,6 +19,7 @@
 #include "binlog/decoder.h"
 #include "binlog/event.h"
 #include "clickhouse/capabilities.h"
+#include "clickhouse/cluster.h"
 #include "clickhouse/connection.h"
 #include "clickhouse/table_writer.h"
 #include "mysql/binlog_stream.h"
@@ -39,6 +40,9 @@
 #include "schema/tracker.h"
 
 namespace chsync::pipe {
+
+/// The table of every destination database that records the schema changes applied to it.
+inline constexpr std::string_view kSchemaLogTable = "_chsync_schema_log";
 
 uint64_t NowMs();
 /// "binlog.000003:1234".
@@ -104,9 +108,6 @@ class Pipe {
   Status Stopped();
   Status SaveCheckpoint();
   void SyncDestinations();
-  Status CreateDestination(const schema::TableSchema& table, bool replace);
-  /// Runs a plan's statements, skipping those a crash let run already.
-  Status RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table);
   Status LoadDatabaseDefaults(schema::Tracker& tracker);
   /// Whether db.name is replicated: it matches --tables, or it is the shadow table of an online
   /// schema migration tool (gh-ost `_t_gho`, pt-online-schema-change `_t_new`) of a replicated t.
@@ -114,15 +115,6 @@ class Pipe {
   /// Whether db.name is a table an online schema migration tool leaves behind for a replicated
   /// table (`_t_del`, `_t_old`, `_t_ghc`, a shadow): dropped in ClickHouse when dropped at the source.
   bool IsMigrationLeftover(std::string_view database, std::string_view name) const;
-  Result<bool> DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name);
-  /// Renames ClickHouse table `from` to `to` when `from` exists and `to` does not (so that running
-  /// it again after a crash does nothing).
-  Status RenameDestination(const clickhouse::DdlTarget& from_target, std::string_view from,
-                           const clickhouse::DdlTarget& to_target, std::string_view to);
-  /// Before a table is created in ClickHouse under `name`: an existing table there (kept after a
-  /// DROP at the source, or left by something else) is renamed aside to `<name>__dropped_<at>`;
-  /// an empty one is dropped.
-  Status MakeRoom(const clickhouse::DdlTarget& target, const std::string& name, const std::string& at);
   /// Starts (or, with `resume`, continues from table.rebuild's recorded progress) the online
   /// rebuild of `table` under its current dest.source.
   Status StartRebuild(TableState& table, const std::string& position, const std::string& reason, bool resume);
@@ -142,8 +134,52 @@ class Pipe {
   Result<SourcePosition> StablePoint(const std::vector<std::string>& databases,
                                      const std::function<bool(const schema::TableSchema&)>& keep,
                                      std::vector<schema::TableSchema>& schemas);
-  clickhouse::DdlTarget TargetFor(std::string_view source_database) const;
   PolicyContext ContextFor(std::string_view source_database, std::string_view table = "") const;
+
+  // destination.cpp: the ClickHouse tables, on one server or a cluster (docs/clusters.md).
+  /// Where the tables of source database `source_database` go.
+  clickhouse::DdlTarget TargetFor(std::string_view source_database) const;
+  /// Where tables of destination database `dest_database` are.
+  clickhouse::DdlTarget TargetIn(std::string dest_database) const;
+  /// For `chsync status`: the server rows go to now, and the cluster if there is one.
+  std::string DestinationLine() const;
+  /// Reads the topology of config.dest_cluster and checks that its nodes have the macros the
+  /// table paths use; the connections opened after it carry the cluster's settings.
+  Status OpenCluster();
+  /// Runs a DDL statement. An ON CLUSTER one that some node has not run within
+  /// dest_ddl_timeout_s is waited for (WaitForDdlTask), never sent again.
+  Status Ddl(const std::string& sql);
+  /// Waits until every node of the cluster has run the distributed DDL task `task`, naming the ones
+  /// that have not every 30 s; fails when a node failed it (other than AppliedAsynchronously).
+  Status WaitForDdlTask(const std::string& task, const std::string& sql);
+  /// Whether the table `name` exists (on a sharded cluster: the local table).
+  Result<bool> DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name);
+  /// Sharded: creates the Distributed table `name` over its local table when missing (`recreate`:
+  /// drops it first, to take the local table's current columns). Nothing without a local table.
+  Status EnsureDistributed(const clickhouse::DdlTarget& target, std::string_view name, bool recreate);
+  /// Drops the table (and its Distributed table), if it exists.
+  Status DropDestination(const clickhouse::DdlTarget& target, std::string_view name);
+  /// Empties the table on every shard.
+  Status TruncateDestination(const clickhouse::DdlTarget& target, std::string_view name);
+  /// After an ALTER on a cluster: waits until every node that answers has applied it to `name`
+  /// (restarting the replicas that do not: ClickHouse 18.16 stops applying ALTERs after a
+  /// ZooKeeper session loss); kNetwork after 120 s.
+  Status SettleReplicas(const clickhouse::DdlTarget& target, std::string_view name);
+  /// `SELECT count()` of the whole table (every shard).
+  Result<std::string> RowCount(const clickhouse::DdlTarget& target, std::string_view name);
+  Status CreateDestination(const schema::TableSchema& table, bool replace);
+  /// Runs a plan's statements, skipping those a crash let run already.
+  Status RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table);
+  /// Renames ClickHouse table `from` to `to` when `from` exists and `to` does not (so that running
+  /// it again after a crash does nothing).
+  Status RenameDestination(const clickhouse::DdlTarget& from_target, std::string_view from,
+                           const clickhouse::DdlTarget& to_target, std::string_view to);
+  /// Before a table is created in ClickHouse under `name`: an existing table there (kept after a
+  /// DROP at the source, or left by something else) is renamed aside to `<name>__dropped_<at>`;
+  /// an empty one is dropped.
+  Status MakeRoom(const clickhouse::DdlTarget& target, const std::string& name, const std::string& at);
+  /// Creates `_chsync_schema_log` in destination database `database`.
+  Status CreateSchemaLog(const std::string& database);
 
   // stream.cpp
   Status Stream();
@@ -212,6 +248,8 @@ class Pipe {
   clickhouse::ConnectOptions dest_options_;
   std::unique_ptr<clickhouse::Connection> dest_;
   clickhouse::Capabilities caps_;
+  /// The destination cluster (config.dest_cluster); empty for one server.
+  std::optional<clickhouse::ClusterTopology> topology_;
 
   Checkpoint checkpoint_;
   schema::Tracker tracker_;

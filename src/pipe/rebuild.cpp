@@ -76,8 +76,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
     if (!exists) {
       // The swap ran before a crash; only its clean-up may be left.
       log::Info("rebuild of {}: already swapped in", key);
-      CHSYNC_RETURN_IF_ERROR(
-          dest_->Execute(clickhouse::DropTable(source.name + std::string(kReplacedSuffix), target)));
+      CHSYNC_RETURN_IF_ERROR(DropDestination(target, source.name + std::string(kReplacedSuffix)));
       table.rebuild.reset();
       return RebuildWriter(table);
     }
@@ -92,10 +91,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
     rebuild.state.reason = reason;
     schema::TableSchema temp = source;
     temp.name = rebuild.state.temp_table;
-    CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::CreateDatabase(target)));
-    CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(temp.name, target)));
-    CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(temp, caps_, target));
-    CHSYNC_RETURN_IF_ERROR(dest_->Execute(create));
+    CHSYNC_RETURN_IF_ERROR(CreateDestination(temp, /*replace=*/true));
     log::Info("rebuild of {} started at {} ({}): copying it into {}.{}", key, position, reason,
               target.database, temp.name);
   }
@@ -144,7 +140,7 @@ Status Pipe::CancelRebuild(TableState& table) {
   table.rebuild->Stop();
   std::string temp = table.rebuild->state.temp_table;
   table.rebuild.reset();
-  CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(temp, TargetFor(table.dest.source.database))));
+  CHSYNC_RETURN_IF_ERROR(DropDestination(TargetFor(table.dest.source.database), temp));
   return RebuildWriter(table);
 }
 
@@ -169,11 +165,11 @@ Status Pipe::SwapIn(TableState& table) {
   // Each step is skipped when a crash let it run already (see RenameDestination).
   CHSYNC_ASSIGN_OR_RETURN(bool temp_exists, DestinationTableExists(target, temp));
   if (temp_exists) {
-    CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(replaced, target)));
+    CHSYNC_RETURN_IF_ERROR(DropDestination(target, replaced));
     CHSYNC_RETURN_IF_ERROR(RenameDestination(target, name, target, replaced));
     CHSYNC_RETURN_IF_ERROR(RenameDestination(target, temp, target, name));
   }
-  CHSYNC_RETURN_IF_ERROR(dest_->Execute(clickhouse::DropTable(replaced, target)));
+  CHSYNC_RETURN_IF_ERROR(DropDestination(target, replaced));
   return Status::Ok();
 }
 

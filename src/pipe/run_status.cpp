@@ -27,6 +27,7 @@ std::string RunStatusToJson(const RunStatus& s) {
                  {"rows_applied", s.rows_applied},
                  {"transactions", s.transactions},
                  {"last_error", s.last_error},
+                 {"destination", s.destination},
                  {"schema_changes", std::move(changes)},
                  {"policies", s.policies}};
   // Source text (statements, names) may hold any bytes: replace what is not UTF-8.
@@ -56,6 +57,8 @@ Result<RunStatus> RunStatusFromJson(std::string_view text) {
       r.actions = c.at("actions").get<std::vector<std::string>>();
       s.schema_changes.push_back(std::move(r));
     }
+    // Absent from the status.json of versions before clusters.
+    if (j.contains("destination")) s.destination = j.at("destination").get<std::string>();
     // Absent from the status.json of versions before schema-change policies.
     if (j.contains("policies")) s.policies = j.at("policies").get<std::vector<std::string>>();
     return s;

@@ -32,6 +32,8 @@ struct RunStatus {
   uint64_t rows_applied = 0;                       ///< rows written by the stream since this process started
   uint64_t transactions = 0;                       ///< transactions applied since this process started
   std::string last_error;                          ///< the error that stopped the pipe, if any
+  /// Where rows go: "http://host:8123/", or "cluster sharded (…), writing to http://host:8123/".
+  std::string destination;
   std::vector<SchemaChangeRecord> schema_changes;  ///< the most recent ones, oldest first (≤ 100)
   /// The schema-change policies in force (PolicySet::Describe): the defaults, then per-table ones.
   std::vector<std::string> policies;

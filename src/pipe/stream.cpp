@@ -28,7 +28,6 @@ constexpr uint64_t kSqlModeStrict = (uint64_t{1} << 21) | (uint64_t{1} << 22);  
 constexpr uint8_t kMariaGtidStandalone = 1;
 constexpr auto kIdleCheckpointInterval = std::chrono::seconds(10);
 constexpr size_t kMaxSchemaChangeRecords = 100;
-constexpr std::string_view kSchemaLogTable = "_chsync_schema_log";
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (std::isspace(static_cast<unsigned char>(s.front())) != 0 || s.front() == ';'))
@@ -526,7 +525,7 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
         !(created && ShouldReplicate(name.database, name.name))) {
       if (dropping && leftover) {
         // A migration tool's table that ClickHouse may hold (renamed out of the replication).
-        Status s = dest_->Execute(clickhouse::DropTable(name.name, TargetFor(name.database)));
+        Status s = DropDestination(TargetFor(name.database), name.name);
         if (!s.ok()) return s;
       }
       continue;
@@ -710,14 +709,7 @@ void Pipe::RecordSchemaChange(const std::string& database, const SchemaChangeRec
   using clickhouse::QuoteString;
   std::string table = QuoteIdentifier(database) + "." + QuoteIdentifier(kSchemaLogTable);
   if (!schema_logs_.contains(database)) {
-    // One row per statement and table; a statement replayed after a crash collapses into its
-    // first row (same position and table) when ClickHouse merges, or under FINAL.
-    Status created = dest_->Execute(
-        "CREATE TABLE IF NOT EXISTS " + table + " (`at` " +
-        (caps_.datetime64 ? "DateTime64(3)" : "DateTime") +
-        ", `position` String, `table` String, `statement` String, `actions` Array(String)) ENGINE = "
-        "ReplacingMergeTree ORDER BY (`position`, `table`)" +
-        (request_.config.durable_inserts ? " SETTINGS " + std::string(clickhouse::kDurableSettings) : ""));
+    Status created = CreateSchemaLog(database);
     if (!created.ok()) {
       log::Warn("cannot create {}: {}", table, created.error().message());
       return;
@@ -990,6 +982,7 @@ Status Pipe::FlushAndCheckpoint() {
   checkpoint_.resume = committed_;
   SyncDestinations();
   status_.position = Coordinate(committed_.file, committed_.position);
+  status_.destination = DestinationLine();
   // Saved by the flusher once every row queued before it is in ClickHouse.
   auto save = [this, checkpoint = checkpoint_, status = status_,
                obsolete = std::move(obsolete_xa_files_)]() mutable -> Status {

@@ -560,6 +560,10 @@ struct CrashRunOptions {
   /// Extra wait before each kill: an embedded destination loads libchdb (~1 s) before working.
   std::chrono::milliseconds startup{0};
   bool datetime64 = false;
+  /// More `chsync run` arguments (a destination cluster).
+  std::vector<std::string> extra;
+  /// Destinations compared with the source at the end besides `dest` (each node of a cluster).
+  std::vector<std::string> also_compare;
 };
 
 void RunCrashScenario(const CrashRunOptions& o) {
@@ -604,6 +608,7 @@ void RunCrashScenario(const CrashRunOptions& o) {
                                    "5000",
                                    "--batch-age-ms",
                                    "200"};
+  argv.insert(argv.end(), o.extra.begin(), o.extra.end());
 
   auto start = std::chrono::steady_clock::now();
   int kills = 0;
@@ -660,6 +665,10 @@ void RunCrashScenario(const CrashRunOptions& o) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() - kill_phase);
 
   ExpectDestinationEqualsSource(*admin, o.dest, db, o.datetime64);
+  for (const std::string& dest : o.also_compare) {
+    SCOPED_TRACE("through " + dest);
+    ExpectDestinationEqualsSource(*admin, dest, db, o.datetime64);
+  }
   if (::testing::Test::HasFailure()) std::printf("chsync log: %s\n", log.c_str());
 }
 
@@ -669,6 +678,19 @@ TEST(PipeCrash, KilledRepeatedlyIntoClickhouseServerConverges) {
   o.dest = RequireEnv("CHSYNC_TEST_CLICKHOUSE");
   ASSERT_FALSE(o.source.empty() || o.dest.empty());
   o.datetime64 = false;  // ClickHouse 18.16: DATETIME(6) arrives as DateTime, whole seconds
+  RunCrashScenario(o);
+}
+
+TEST(PipeCrash, KilledRepeatedlyIntoShardedClusterConverges) {
+  // Two shards of one replica each: shard-local Replicated tables and Distributed tables over them
+  // (docs/clusters.md); the kills also land in ON CLUSTER statements and their waits.
+  CrashRunOptions o;
+  o.source = RequireEnv("CHSYNC_TEST_MYSQL_FULL");
+  o.dest = RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODES");
+  ASSERT_FALSE(o.source.empty() || o.dest.empty());
+  o.extra = {"--dest-cluster", "sharded", "--dest-replication-path",
+             "/clickhouse/tables/{sharded_shard}/{database}/{table}"};
+  o.also_compare = {RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODE1"), RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODE2")};
   RunCrashScenario(o);
 }
 

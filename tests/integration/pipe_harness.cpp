@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 
 #include "common/url.h"
 
@@ -59,6 +60,14 @@ void PipeTest::Init(const std::string& source_env, Dest dest, const std::string&
   source_url_ = RequireEnv(source_env.c_str());
   if (dest == Dest::kServer) {
     dest_url_ = RequireEnv(server_env.c_str());
+    // By hand, the end-to-end suites also run against a test cluster (docs/clusters.md):
+    // CHSYNC_TEST_E2E_CLUSTER=sharded (or replicated) sends `chsync run` to both cluster nodes and
+    // compares through node 1.
+    const char* cluster = std::getenv("CHSYNC_TEST_E2E_CLUSTER");
+    if (cluster != nullptr && *cluster != '\0' && server_env == "CHSYNC_TEST_CLICKHOUSE") {
+      cluster_ = cluster;
+      dest_url_ = RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODE1");
+    }
   } else {
     RequireEnv("CHSYNC_CHDB_LIB");
     dest_url_ = "file:" + MakeTempDir(prefix + "-store") + "/store";
@@ -79,6 +88,11 @@ void PipeTest::Cleanup() {
   if (dest_ == Dest::kServer && !dest_url_.empty() && !db_.empty()) {
     std::string error;
     (void)QueryDestination(dest_url_, "DROP DATABASE IF EXISTS " + db_, &error);
+    if (!cluster_.empty()) {
+      for (const std::string& db : {db_, db_ + "_local"})
+        (void)QueryDestination(dest_url_, "DROP DATABASE IF EXISTS `" + db + "` ON CLUSTER " + cluster_,
+                               &error);
+    }
   }
 }
 
@@ -108,6 +122,13 @@ std::vector<std::string> PipeTest::RunArgs(const std::string& tables, bool until
                                    "--dest",       dest_url_, "--tables",    tables,
                                    "--state",      state_,    "--server-id", server_id_};
   if (until_caught_up) argv.emplace_back("--until-caught-up");
+  if (!cluster_.empty()) {
+    argv[5] = RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODES");
+    argv.insert(argv.end(),
+                {"--dest-cluster", cluster_, "--dest-replication-path",
+                 "/clickhouse/tables/{" + std::string(cluster_ == "sharded" ? "sharded" : "replicated") +
+                     "_shard}/{database}/{table}"});
+  }
   argv.insert(argv.end(), extra.begin(), extra.end());
   return argv;
 }

@@ -114,6 +114,8 @@ class PipeTest {
   std::string db_;
   std::string state_;
   std::string server_id_;
+  /// CHSYNC_TEST_E2E_CLUSTER: the test cluster `chsync run` writes to (by hand only).
+  std::string cluster_;
   std::unique_ptr<mysql::Connection> conn_;
 };
 

@@ -74,9 +74,9 @@ std::string MakeTempDir(const std::string& prefix) {
 
 namespace {
 
-/// The process id in the fault ClickHouse's pid file, 0 when there is none.
-pid_t FaultClickHousePid() {
-  std::string path = RequireEnv("CHSYNC_TEST_CLICKHOUSE_FAULT_PIDFILE");
+/// The process id in the pid file named by $<server>_PIDFILE, 0 when there is none.
+pid_t ServerPid(const std::string& server) {
+  std::string path = RequireEnv((server + "_PIDFILE").c_str());
   if (path.empty()) return 0;
   std::ifstream in(path);
   long pid = 0;
@@ -84,12 +84,8 @@ pid_t FaultClickHousePid() {
   return static_cast<pid_t>(pid);
 }
 
-/// True while `pid` is a live ClickHouse server (not gone, not a zombie waiting to be reaped).
-bool ClickHouseAlive(pid_t pid) {
-  std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
-  std::stringstream text;
-  text << cmdline.rdbuf();
-  if (!cmdline || text.str().find("clickhouse") == std::string::npos) return false;
+/// True while `pid` is a live process (not gone, not a zombie waiting to be reaped).
+bool Alive(pid_t pid) {
   std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   std::getline(stat, line);
@@ -98,26 +94,28 @@ bool ClickHouseAlive(pid_t pid) {
          line[paren + 2] != 'X';
 }
 
-}  // namespace
-
-bool FaultClickHouseAnswers() {
-  std::string url = RequireEnv("CHSYNC_TEST_CLICKHOUSE_FAULT");
+/// ClickHouse servers answer `SELECT 1` at $<server> (ZooKeeper's start script waits by itself).
+bool Answers(const std::string& server) {
+  if (server.find("ZOOKEEPER") != std::string::npos) return true;
+  std::string url = RequireEnv(server.c_str());
   if (url.empty()) return false;
   ProcessResult r = RunProcess({ChsyncBinary(), "query", "--dest", url, "SELECT 1"});
   return r.exit_code == 0 && r.output.find('1') != std::string::npos;
 }
 
-bool KillFaultClickHouse() {
-  pid_t pid = FaultClickHousePid();
-  if (pid == 0 || !ClickHouseAlive(pid)) return true;
+}  // namespace
+
+bool KillServer(const std::string& server) {
+  pid_t pid = ServerPid(server);
+  if (pid == 0 || !Alive(pid)) return true;
   if (kill(pid, SIGKILL) != 0 && errno != ESRCH) {
-    ADD_FAILURE() << "kill -9 " << pid << " (fault ClickHouse): " << std::strerror(errno);
+    ADD_FAILURE() << "kill -9 " << pid << " (" << server << "): " << std::strerror(errno);
     return false;
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (ClickHouseAlive(pid)) {
+  while (Alive(pid)) {
     if (std::chrono::steady_clock::now() > deadline) {
-      ADD_FAILURE() << "the fault ClickHouse (pid " << pid << ") still runs 30 s after SIGKILL";
+      ADD_FAILURE() << server << " (pid " << pid << ") still runs 30 s after SIGKILL";
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -125,10 +123,10 @@ bool KillFaultClickHouse() {
   return true;
 }
 
-bool StartFaultClickHouse() {
-  pid_t pid = FaultClickHousePid();
-  if (pid != 0 && ClickHouseAlive(pid) && FaultClickHouseAnswers()) return true;
-  std::string start = RequireEnv("CHSYNC_TEST_CLICKHOUSE_FAULT_START");
+bool StartServer(const std::string& server) {
+  pid_t pid = ServerPid(server);
+  if (pid != 0 && Alive(pid) && Answers(server)) return true;
+  std::string start = RequireEnv((server + "_START").c_str());
   if (start.empty()) return false;
   // Run by hand rather than through RunProcess: the server must inherit none of this process's
   // descriptors (a source connection kept open by a ClickHouse server would never disconnect).
@@ -161,14 +159,26 @@ bool StartFaultClickHouse() {
     return false;
   }
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
-  while (!FaultClickHouseAnswers()) {
+  while (!Answers(server)) {
     if (std::chrono::steady_clock::now() > deadline) {
-      ADD_FAILURE() << "the fault ClickHouse does not answer SELECT 1 within 90 s of " << start;
+      ADD_FAILURE() << server << " does not answer SELECT 1 within 90 s of " << start;
       return false;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   return true;
+}
+
+bool FaultClickHouseAnswers() {
+  return Answers("CHSYNC_TEST_CLICKHOUSE_FAULT");
+}
+
+bool KillFaultClickHouse() {
+  return KillServer("CHSYNC_TEST_CLICKHOUSE_FAULT");
+}
+
+bool StartFaultClickHouse() {
+  return StartServer("CHSYNC_TEST_CLICKHOUSE_FAULT");
 }
 
 }  // namespace chsync::testing

@@ -52,4 +52,11 @@ bool StartFaultClickHouse();
 /// True when the fault ClickHouse answers `SELECT 1` now.
 bool FaultClickHouseAnswers();
 
+/// The same for any server of scripts/test-servers with a start script, named by its environment
+/// prefix: "CHSYNC_TEST_CLICKHOUSE_NODE1" (…_START, …_PIDFILE, and the URL in the variable
+/// itself) or "CHSYNC_TEST_ZOOKEEPER" (its start script waits until it serves). Tests that kill
+/// cluster servers hold ctest's RESOURCE_LOCK chsync_cluster, as every test of the cluster does.
+bool KillServer(const std::string& server);
+bool StartServer(const std::string& server);
+
 }  // namespace chsync::testing

@@ -1,0 +1,518 @@
+// The pipe's ClickHouse tables: where they are (one server, or a cluster: docs/clusters.md), and
+// the statements that create, alter, rename, empty and drop them, each safe to run again after a
+// crash.
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "clickhouse/cluster.h"
+#include "clickhouse/ddl.h"
+#include "clickhouse/server_error.h"
+#include "clickhouse/sql_quoting.h"
+#include "common/log.h"
+#include "pipe/pipeline_internal.h"
+
+namespace chsync::pipe {
+namespace {
+
+using clickhouse::QualifiedName;
+using clickhouse::QuoteIdentifier;
+using clickhouse::QuoteString;
+
+/// A token unique to this call (time in microseconds and a counter, base 36) for the ZooKeeper path
+/// of a table about to be created.
+std::string PathToken() {
+  static std::atomic<uint64_t> counter{0};
+  uint64_t micros = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                              std::chrono::system_clock::now().time_since_epoch())
+                                              .count());
+  uint64_t v = micros * 16 + (counter++ % 16);
+  std::string out;
+  do {
+    out.insert(out.begin(), "0123456789abcdefghijklmnopqrstuvwxyz"[v % 36]);
+    v /= 36;
+  } while (v != 0);
+  return out;
+}
+
+std::string Joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+}  // namespace
+
+clickhouse::DdlTarget Pipe::TargetFor(std::string_view source_database) const {
+  return TargetIn(request_.config.dest_database.empty() ? std::string(source_database)
+                                                        : request_.config.dest_database);
+}
+
+clickhouse::DdlTarget Pipe::TargetIn(std::string dest_database) const {
+  clickhouse::DdlTarget target;
+  target.database = std::move(dest_database);
+  target.durable = request_.config.durable_inserts;
+  if (topology_) {
+    target.cluster = topology_->name;
+    target.replication_path = request_.config.dest_replication_path;
+    target.replica_name = request_.config.dest_replica_name;
+    target.path_token = PathToken();
+    target.sharded = topology_->shards() > 1;
+    target.local_database = clickhouse::LocalDatabase(target.database);
+  }
+  return target;
+}
+
+std::string Pipe::DestinationLine() const {
+  std::string node = flusher_ != nullptr ? flusher_->Describe() : dest_ != nullptr ? dest_->Describe() : "";
+  if (!topology_) return node;
+  return "cluster " + topology_->name + " (" + topology_->Describe() + "), writing to " + node;
+}
+
+Status Pipe::OpenCluster() {
+  const PipeConfig& c = request_.config;
+  if (dest_->embedded()) {
+    return Error(ErrorKind::kConfig,
+                 "dest_cluster '" + c.dest_cluster + "' needs ClickHouse servers, not an embedded store");
+  }
+  auto rows = dest_->Query(clickhouse::TopologyQuery(c.dest_cluster));
+  if (!rows.ok()) return std::move(rows.error().AddContext("reading cluster " + c.dest_cluster));
+  auto topology = clickhouse::ParseTopology(c.dest_cluster, *rows);
+  if (!topology.ok()) {
+    if (topology.error().kind() != ErrorKind::kConfig) return topology.error();
+    auto known = dest_->Query("SELECT DISTINCT cluster FROM system.clusters ORDER BY cluster");
+    std::string list = known.ok() ? *known : "";
+    std::replace(list.begin(), list.end(), '\n', ' ');
+    return Error(
+        ErrorKind::kConfig,
+        fmt::format("--dest-cluster: ClickHouse at {} has no cluster '{}' (its clusters: {}); name one of "
+                    "them, or define it in remote_servers of every node",
+                    dest_->Describe(), c.dest_cluster, list.empty() ? "none" : list));
+  }
+  topology_ = std::move(topology).value();
+
+  // Every macro the table paths use must be defined on every shard (one replica of each answers
+  // through cluster()) and on every node chsync writes to.
+  std::vector<std::string> macros = clickhouse::ServerMacros(c.dest_replication_path);
+  for (const std::string& m : clickhouse::ServerMacros(c.dest_replica_name)) {
+    if (std::find(macros.begin(), macros.end(), m) == macros.end()) macros.push_back(m);
+  }
+  auto defined = dest_->Query("SELECT macro, count() FROM cluster(" + QuoteString(c.dest_cluster) +
+                              ", system.macros) GROUP BY macro ORDER BY macro");
+  if (!defined.ok()) {
+    if (!clickhouse::NodeFailure(defined.error())) {
+      return std::move(defined.error().AddContext("reading the macros of cluster " + c.dest_cluster));
+    }
+    // A shard down now: its nodes are checked by the statements themselves (Code 62 names a
+    // missing macro), and this node's macros below.
+    log::Warn("cluster {}: cannot read every shard's macros now ({}); checking {} only", c.dest_cluster,
+              defined.error().message(), dest_->Describe());
+    defined = std::string();
+  }
+  auto local = dest_->Query("SELECT macro FROM system.macros ORDER BY macro");
+  if (!local.ok()) return local.error();
+  std::map<std::string, size_t> shards_with;
+  std::vector<std::string> names;
+  for (const auto& [name, count] : clickhouse::ParsePairs(*defined)) {
+    shards_with[name] = std::strtoull(count.c_str(), nullptr, 10);
+    names.push_back(name);
+  }
+  const size_t shards = topology_->shards();
+  for (const std::string& m : macros) {
+    size_t have = shards_with.contains(m) ? shards_with[m] : 0;
+    bool here = ("\n" + *local).find("\n" + m + "\n") != std::string::npos;
+    if ((have < shards && !defined->empty()) || !here) {
+      return Error(
+          ErrorKind::kConfig,
+          fmt::format(
+              "cluster '{}': macro {{{}}} (used by {} '{}') is defined on {} of its {} shards{}; add "
+              "<macros><{}>…</{}></macros> to every node's config, or use the macros the nodes have ({}) "
+              "in --dest-replication-path (file keys dest_replication_path, dest_replica_name)",
+              c.dest_cluster, m,
+              c.dest_replication_path.find("{" + m + "}") != std::string::npos ? "dest_replication_path"
+                                                                               : "dest_replica_name",
+              c.dest_replication_path.find("{" + m + "}") != std::string::npos ? c.dest_replication_path
+                                                                               : c.dest_replica_name,
+              have, shards, here ? "" : " and not on " + dest_->Describe(), m, m,
+              names.empty() ? "none" : Joined(names)));
+    }
+  }
+
+  // Every later session (the flusher's, the snapshot's) carries the cluster's settings.
+  dest_options_.settings.emplace_back("distributed_ddl_task_timeout", std::to_string(c.dest_ddl_timeout_s));
+  if (topology_->shards() > 1) {
+    // A Distributed insert is acknowledged once every shard has stored its rows, never spooled.
+    dest_options_.settings.emplace_back("insert_distributed_sync", "1");
+  }
+  CHSYNC_ASSIGN_OR_RETURN(dest_, clickhouse::Connect(c.dest, dest_options_));
+  log::Info("destination cluster {}: {}; {}", topology_->name, topology_->Describe(),
+            topology_->shards() > 1
+                ? "tables in <database>_local on every shard, Distributed tables under the "
+                  "source names"
+                : "ReplicatedReplacingMergeTree tables on every replica");
+  return Status::Ok();
+}
+
+Status Pipe::Ddl(const std::string& sql) {
+  clickhouse::RequestOptions request;
+  request.on_cluster = topology_.has_value() && sql.find(" ON CLUSTER ") != std::string::npos;
+  Status s = dest_->Execute(sql, request);
+  if (s.ok()) return s;
+  if (request.on_cluster && s.error().server_code() == clickhouse::code::kTimeoutExceeded) {
+    std::string task = clickhouse::DdlTaskPath(s.error().message());
+    if (!task.empty()) return WaitForDdlTask(task, sql);
+  }
+  return std::move(s.error().AddContext("ClickHouse statement " + sql));
+}
+
+Status Pipe::WaitForDdlTask(const std::string& task, const std::string& sql) {
+  const auto start = std::chrono::steady_clock::now();
+  auto last_report = start;
+  std::set<std::string> all;
+  for (const clickhouse::ClusterNode& n : topology_->nodes) all.insert(n.Address());
+  log::Warn(
+      "cluster {}: `{}` has not finished on every node within dest_ddl_timeout_s ({} s); it stays queued "
+      "in ZooKeeper ({}) and chsync waits for it",
+      topology_->name, sql, request_.config.dest_ddl_timeout_s, task);
+  for (;;) {
+    auto rows = dest_->Query("SELECT name, value FROM system.zookeeper WHERE path = " +
+                             QuoteString(task + "/finished"));
+    if (rows.ok()) {
+      std::vector<clickhouse::HostOutcome> done = clickhouse::ParseFinished(*rows);
+      if (done.size() >= all.size()) {
+        for (const clickhouse::HostOutcome& h : done) {
+          if (h.code == 0) continue;
+          if (clickhouse::AppliedAsynchronously(h.code)) {
+            log::Info("cluster {}: node {} applies `{}` asynchronously ({})", topology_->name, h.host, sql,
+                      h.message);
+            continue;
+          }
+          return Error(ErrorKind::kServer,
+                       fmt::format("ClickHouse statement {}: node {} of cluster {} failed it: {} (code {})",
+                                   sql, h.host, topology_->name, h.message, h.code));
+        }
+        log::Info("cluster {}: `{}` done on every node after {} s", topology_->name, sql,
+                  std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+                      .count());
+        return Status::Ok();
+      }
+      if (std::chrono::steady_clock::now() - last_report >= std::chrono::seconds(30)) {
+        std::set<std::string> missing = all;
+        for (const clickhouse::HostOutcome& h : done) missing.erase(h.host);
+        log::Warn(
+            "cluster {}: still waiting for {} to run `{}` ({} s); start the node, or take it out of the "
+            "cluster's remote_servers. Nothing is lost meanwhile: rows wait in the binlog",
+            topology_->name, Joined({missing.begin(), missing.end()}), sql,
+            std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start)
+                .count());
+        last_report = std::chrono::steady_clock::now();
+      }
+    } else if (clickhouse::IsCancelled(rows.error())) {
+      return rows.error();
+    }
+    for (int i = 0; i < 20; ++i) {
+      if (cancel_) return clickhouse::CancelledError("waiting for " + task);
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+}
+
+Result<bool> Pipe::DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name) {
+  CHSYNC_ASSIGN_OR_RETURN(
+      std::string found,
+      dest_->Query("SELECT count() FROM system.tables WHERE database = " +
+                   QuoteString(target.StorageDatabase()) + " AND name = " + QuoteString(name)));
+  return found.starts_with("1");
+}
+
+Status Pipe::EnsureDistributed(const clickhouse::DdlTarget& target, std::string_view name, bool recreate) {
+  if (!target.sharded) return Status::Ok();
+  CHSYNC_ASSIGN_OR_RETURN(
+      std::string key,
+      dest_->Query("SELECT sorting_key FROM system.tables WHERE database = " +
+                       QuoteString(target.local_database) + " AND name = " + QuoteString(name),
+                   "TabSeparatedRaw"));
+  while (!key.empty() && key.back() == '\n') key.pop_back();
+  if (recreate) {
+    CHSYNC_RETURN_IF_ERROR(Ddl("DROP TABLE IF EXISTS " + QualifiedName(target.database, name) +
+                               " ON CLUSTER " + QuoteIdentifier(target.cluster)));
+  }
+  if (key.empty()) return Status::Ok();  // no local table (yet): nothing to put a Distributed table over
+  CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
+  return Ddl(
+      clickhouse::CreateDistributed(target.database, name, target.local_database, target.cluster, key));
+}
+
+Status Pipe::DropDestination(const clickhouse::DdlTarget& target, std::string_view name) {
+  if (target.sharded) {
+    CHSYNC_RETURN_IF_ERROR(Ddl("DROP TABLE IF EXISTS " + QualifiedName(target.database, name) +
+                               " ON CLUSTER " + QuoteIdentifier(target.cluster)));
+  }
+  return Ddl(clickhouse::DropTable(name, target));
+}
+
+Status Pipe::TruncateDestination(const clickhouse::DdlTarget& target, std::string_view name) {
+  if (!topology_ || topology_->max_replicas() == 1 || caps_.version.major >= 21) {
+    return Ddl(clickhouse::TruncateTable(name, target));
+  }
+  // ClickHouse before 21 runs TRUNCATE of a replicated table on the shard's leader replica: a
+  // non-leader forwards it there as the passwordless `default` user (Code 194), and on the leader
+  // it can hang for good when a replica is still fetching a part just inserted (seen on 18.16). The
+  // table is emptied by replacing it: a new empty one (its own ZooKeeper path) takes its name, the
+  // old one is dropped. Each step is safe to run again after a crash; a replayed TRUNCATE empties
+  // the table again, and the rows after it are replayed too.
+  const std::string& db = target.StorageDatabase();
+  const std::string on = " ON CLUSTER " + QuoteIdentifier(target.cluster);
+  const std::string fresh = std::string(name) + "__chsync_truncating";
+  const std::string old = std::string(name) + "__chsync_truncated";
+  CHSYNC_ASSIGN_OR_RETURN(bool has_old, DestinationTableExists(target, old));
+  if (has_old) {
+    // A crash after the swap: `name` is the empty table already.
+    return Ddl("DROP TABLE IF EXISTS " + QualifiedName(db, old) + on);
+  }
+  CHSYNC_ASSIGN_OR_RETURN(bool has_table, DestinationTableExists(target, name));
+  if (!has_table) return Status::Ok();
+  CHSYNC_ASSIGN_OR_RETURN(bool has_fresh, DestinationTableExists(target, fresh));
+  if (!has_fresh) {
+    CHSYNC_ASSIGN_OR_RETURN(std::string engine,
+                            dest_->Query("SELECT engine_full FROM system.tables WHERE database = " +
+                                             QuoteString(db) + " AND name = " + QuoteString(name),
+                                         "TabSeparatedRaw"));
+    while (!engine.empty() && engine.back() == '\n') engine.pop_back();
+    // The engine's first argument is the ZooKeeper path: the new table gets a path of its own.
+    size_t open = engine.find('\'');
+    size_t close = open == std::string::npos ? std::string::npos : engine.find('\'', open + 1);
+    if (!engine.starts_with("Replicated") || close == std::string::npos) {
+      return Error(ErrorKind::kInternal, "TRUNCATE of " + db + "." + std::string(name) +
+                                             ": unexpected engine of a replicated table: " + engine);
+    }
+    std::string path = clickhouse::ReplicationPath(target.replication_path, db, name, target.path_token);
+    engine.replace(open, close - open + 1, QuoteString(path));
+    CHSYNC_RETURN_IF_ERROR(Ddl("CREATE TABLE IF NOT EXISTS " + QualifiedName(db, fresh) + on + " AS " +
+                               QualifiedName(db, name) + " ENGINE = " + engine));
+  }
+  CHSYNC_RETURN_IF_ERROR(Ddl("RENAME TABLE " + QualifiedName(db, name) + " TO " + QualifiedName(db, old) +
+                             ", " + QualifiedName(db, fresh) + " TO " + QualifiedName(db, name) + on));
+  return Ddl("DROP TABLE IF EXISTS " + QualifiedName(db, old) + on);
+}
+
+Status Pipe::SettleReplicas(const clickhouse::DdlTarget& target, std::string_view name) {
+  // A replica applies an ALTER of a replicated table when its own columns in ZooKeeper
+  // (<replica_path>/columns) equal the table's (<zookeeper_path>/columns). ClickHouse 18.16 loses
+  // the thread that does this when its ZooKeeper session expires, until the replica is restarted.
+  auto* failover = dynamic_cast<clickhouse::FailoverConnection*>(dest_.get());
+  const size_t count = failover != nullptr ? failover->size() : 1;
+  const std::string where =
+      " WHERE database = " + QuoteString(target.StorageDatabase()) + " AND table = " + QuoteString(name);
+  auto behind = [&](clickhouse::Connection& node) -> Result<bool> {
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string paths,
+        node.Query("SELECT zookeeper_path, replica_path FROM system.replicas" + where, "TabSeparatedRaw"));
+    size_t tab = paths.find('\t');
+    if (tab == std::string::npos) return false;  // not a replicated table here (yet)
+    std::string zk = paths.substr(0, tab);
+    std::string replica = paths.substr(tab + 1);
+    while (!replica.empty() && replica.back() == '\n') replica.pop_back();
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string same,
+        node.Query("SELECT (SELECT value FROM system.zookeeper WHERE path = " + QuoteString(zk) +
+                   " AND name = 'columns') = (SELECT value FROM system.zookeeper WHERE path = " +
+                   QuoteString(replica) + " AND name = 'columns')"));
+    return !same.starts_with("1");
+  };
+  const auto start = std::chrono::steady_clock::now();
+  bool restarted = false;
+  for (;;) {
+    std::vector<std::string> lagging;
+    for (size_t i = 0; i < count; ++i) {
+      clickhouse::Connection& node = failover != nullptr ? failover->node(i) : *dest_;
+      auto late = behind(node);
+      // A node that does not answer catches up from ZooKeeper when it is back.
+      if (late.ok() && *late) lagging.push_back(node.Describe());
+    }
+    if (lagging.empty()) return Status::Ok();
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (!restarted && waited >= std::chrono::seconds(2)) {
+      log::Warn(
+          "cluster {}: {}.{} has not taken its new columns on {}; restarting the replica there (SYSTEM "
+          "RESTART REPLICA: ClickHouse 18.16 stops applying ALTERs after a ZooKeeper session loss)",
+          topology_->name, target.StorageDatabase(), name, Joined(lagging));
+      for (size_t i = 0; i < count; ++i) {
+        clickhouse::Connection& node = failover != nullptr ? failover->node(i) : *dest_;
+        auto late = behind(node);
+        if (!late.ok() || !*late) continue;
+        Status s = node.Execute("SYSTEM RESTART REPLICA " + QualifiedName(target.StorageDatabase(), name));
+        if (!s.ok()) log::Warn("SYSTEM RESTART REPLICA on {}: {}", node.Describe(), s.error().message());
+      }
+      restarted = true;
+    }
+    if (waited >= std::chrono::seconds(120)) {
+      return Error(
+          ErrorKind::kNetwork,
+          fmt::format("cluster {}: {}.{} still lacks the columns of its last ALTER on {} after 120 s; run "
+                      "SYSTEM RESTART REPLICA {}.{} there",
+                      topology_->name, target.StorageDatabase(), name, Joined(lagging),
+                      target.StorageDatabase(), name));
+    }
+    for (int i = 0; i < 10; ++i) {
+      if (cancel_) return clickhouse::CancelledError("waiting for the replicas of " + std::string(name));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  }
+}
+
+Result<std::string> Pipe::RowCount(const clickhouse::DdlTarget& target, std::string_view name) {
+  if (target.sharded) {
+    return dest_->Query("SELECT count() FROM cluster(" + QuoteString(target.cluster) + ", " +
+                        QuoteString(target.local_database) + ", " + QuoteString(name) + ")");
+  }
+  return dest_->Query("SELECT count() FROM " + QualifiedName(target.database, name));
+}
+
+Status Pipe::RenameDestination(const clickhouse::DdlTarget& from_target, std::string_view from,
+                               const clickhouse::DdlTarget& to_target, std::string_view to) {
+  CHSYNC_ASSIGN_OR_RETURN(bool from_exists, DestinationTableExists(from_target, from));
+  CHSYNC_ASSIGN_OR_RETURN(bool to_exists, DestinationTableExists(to_target, to));
+  if (!from_exists || to_exists) {
+    log::Debug("ClickHouse rename {}.{} to {}.{} skipped (source table {}, target {})", from_target.database,
+               from, to_target.database, to, from_exists ? "exists" : "missing",
+               to_exists ? "exists" : "missing");
+  } else {
+    CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(to_target)));
+    if (to_target.sharded) {
+      CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(to_target.StorageDatabase(), to_target)));
+    }
+    std::string sql = "RENAME TABLE " + QualifiedName(from_target.StorageDatabase(), from) + " TO " +
+                      QualifiedName(to_target.StorageDatabase(), to) +
+                      (topology_ ? " ON CLUSTER " + QuoteIdentifier(topology_->name) : "");
+    CHSYNC_RETURN_IF_ERROR(Ddl(sql));
+  }
+  if (from_target.sharded) {
+    // The Distributed table keeps the old local name in its engine: it moves by being created again.
+    CHSYNC_ASSIGN_OR_RETURN(bool from_still, DestinationTableExists(from_target, from));
+    if (!from_still) {
+      CHSYNC_RETURN_IF_ERROR(Ddl("DROP TABLE IF EXISTS " + QualifiedName(from_target.database, from) +
+                                 " ON CLUSTER " + QuoteIdentifier(from_target.cluster)));
+    }
+    CHSYNC_RETURN_IF_ERROR(EnsureDistributed(to_target, to, /*recreate=*/false));
+  }
+  return Status::Ok();
+}
+
+Status Pipe::MakeRoom(const clickhouse::DdlTarget& target, const std::string& name, const std::string& at) {
+  CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, name));
+  if (!exists) return Status::Ok();
+  std::string aside = name + "__dropped_" + at;
+  CHSYNC_ASSIGN_OR_RETURN(bool aside_exists, DestinationTableExists(target, aside));
+  if (aside_exists) return Status::Ok();  // done before a crash: `name` is the new table
+  CHSYNC_ASSIGN_OR_RETURN(std::string rows, RowCount(target, name));
+  if (rows.starts_with("0")) return DropDestination(target, name);
+  log::Info(
+      "ClickHouse table {}.{} (kept from a table dropped at the source) renamed to {} to make room for "
+      "the new table",
+      target.database, name, aside);
+  return RenameDestination(target, name, target, aside);
+}
+
+Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table) {
+  // How many shards have the column (one replica of each answers through cluster(); replicas of a
+  // shard follow each other through ZooKeeper); one server: 0 or 1.
+  auto shards_with_column = [&](const std::string& column) -> Result<size_t> {
+    std::string from =
+        topology_ ? "cluster(" + QuoteString(topology_->name) + ", system.columns)" : "system.columns";
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string found,
+        dest_->Query("SELECT count() FROM " + from +
+                     " WHERE database = " + QuoteString(target.StorageDatabase()) +
+                     " AND table = " + QuoteString(table) + " AND name = " + QuoteString(column)));
+    return static_cast<size_t>(std::strtoull(found.c_str(), nullptr, 10));
+  };
+  const size_t all = topology_ ? topology_->shards() : 1;
+  bool altered = false;
+  for (size_t i = 0; i < plan.statements.size(); ++i) {
+    const std::string& sql = plan.statements[i];
+    // A server without ADD COLUMN IF NOT EXISTS / DROP COLUMN IF EXISTS: the statement may have run
+    // before a crash (on a cluster: on some shards only, which then refuse it again).
+    std::string exists = i < plan.skip_if_column_exists.size() ? plan.skip_if_column_exists[i] : "";
+    std::string missing = i < plan.skip_if_column_missing.size() ? plan.skip_if_column_missing[i] : "";
+    auto applied = [&]() -> Result<bool> {
+      if (!exists.empty()) {
+        CHSYNC_ASSIGN_OR_RETURN(size_t n, shards_with_column(exists));
+        return n >= all;
+      }
+      if (!missing.empty()) {
+        CHSYNC_ASSIGN_OR_RETURN(size_t n, shards_with_column(missing));
+        return n == 0;
+      }
+      return false;
+    };
+    CHSYNC_ASSIGN_OR_RETURN(bool done, applied());
+    if (done) {
+      log::Info("already applied: {}", sql);
+      continue;
+    }
+    Status s = Status::Ok();
+    if (sql.starts_with("TRUNCATE TABLE")) {
+      s = TruncateDestination(target, table);
+    } else {
+      if (sql.starts_with("DROP TABLE") && target.sharded) {
+        CHSYNC_RETURN_IF_ERROR(Ddl("DROP TABLE IF EXISTS " + QualifiedName(target.database, table) +
+                                   " ON CLUSTER " + QuoteIdentifier(target.cluster)));
+      }
+      s = Ddl(sql);
+      if (s.ok() && topology_ && sql.starts_with("ALTER TABLE")) s = SettleReplicas(target, table);
+      altered = altered || sql.starts_with("ALTER TABLE");
+      if (s.ok() && sql.starts_with("CREATE TABLE")) s = EnsureDistributed(target, table, /*recreate=*/false);
+    }
+    if (!s.ok() && topology_ && (!exists.empty() || !missing.empty())) {
+      // Shards that had applied it refused it; the others ran it.
+      CHSYNC_ASSIGN_OR_RETURN(bool now, applied());
+      if (now) {
+        log::Info("cluster {}: `{}` now applied on every shard ({})", topology_->name, sql,
+                  s.error().message());
+        continue;
+      }
+    }
+    if (!s.ok()) return s;
+  }
+  if (altered && target.sharded) {
+    // The Distributed table takes the local table's new columns by being created again (ALTER of a
+    // Distributed table ON CLUSTER is refused on clusters with internal_replication).
+    CHSYNC_RETURN_IF_ERROR(EnsureDistributed(target, table, /*recreate=*/true));
+  }
+  return Status::Ok();
+}
+
+Status Pipe::CreateDestination(const schema::TableSchema& table, bool replace) {
+  clickhouse::DdlTarget target = TargetFor(table.database);
+  CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
+  if (target.sharded)
+    CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target.StorageDatabase(), target)));
+  if (replace) CHSYNC_RETURN_IF_ERROR(DropDestination(target, table.name));
+  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, caps_, target));
+  CHSYNC_RETURN_IF_ERROR(Ddl(create));
+  return EnsureDistributed(target, table.name, /*recreate=*/false);
+}
+
+Status Pipe::CreateSchemaLog(const std::string& database) {
+  clickhouse::DdlTarget target = TargetIn(database);
+  CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
+  if (target.sharded)
+    CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target.StorageDatabase(), target)));
+  // One row per statement and table; a statement replayed after a crash collapses into its first
+  // row (same position and table) when ClickHouse merges, or under FINAL.
+  CHSYNC_RETURN_IF_ERROR(
+      Ddl("CREATE TABLE IF NOT EXISTS " + QualifiedName(target.StorageDatabase(), kSchemaLogTable) +
+          (topology_ ? " ON CLUSTER " + QuoteIdentifier(topology_->name) : "") + " (`at` " +
+          (caps_.datetime64 ? "DateTime64(3)" : "DateTime") +
+          ", `position` String, `table` String, `statement` String, `actions` Array(String)) ENGINE = " +
+          clickhouse::ReplacingEngine(kSchemaLogTable, "", target) + " ORDER BY (`position`, `table`)" +
+          (request_.config.durable_inserts ? " SETTINGS " + std::string(clickhouse::kDurableSettings) : "")));
+  return EnsureDistributed(target, kSchemaLogTable, /*recreate=*/false);
+}
+
+}  // namespace chsync::pipe

@@ -1,0 +1,401 @@
+// `chsync run` into a ClickHouse cluster (docs/clusters.md): two ClickHouse 18.16 nodes with a
+// private ZooKeeper, as the clusters `replicated` (1 shard × 2 replicas) and `sharded` (2 shards ×
+// 1 replica) that scripts/test-servers defines over them. After each run, the FINAL view through
+// every node must equal the source value for value, with no key twice; nodes are killed and
+// ZooKeeper stopped in the middle of streaming and schema changes.
+//
+// Every test of this binary holds ctest's RESOURCE_LOCK chsync_cluster (pipe_cluster.cmake): the
+// fault tests stop servers that the others use.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <functional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pipe_compare.h"
+#include "pipe_harness.h"
+#include "test_env.h"
+
+namespace chsync {
+namespace {
+
+using testing::BackgroundProcess;
+using testing::CommandResult;
+using testing::Dest;
+using testing::MakeTempDir;
+using testing::PipeTest;
+using testing::QueryDestination;
+using testing::RequireEnv;
+using testing::RunCommand;
+
+/// Replication server ids of this binary (pipe_e2e_test uses 1000000 + …, pipe_correctness 7000000).
+constexpr int kServerIdBase = 9000000;
+
+struct Topology {
+  std::string cluster;
+  std::string path;  ///< --dest-replication-path: the nodes' shard macro for this cluster
+  bool sharded;
+};
+
+const Topology kReplicated{"replicated", "/clickhouse/tables/{replicated_shard}/{database}/{table}", false};
+const Topology kSharded{"sharded", "/clickhouse/tables/{sharded_shard}/{database}/{table}", true};
+
+std::string Name(const ::testing::TestParamInfo<Topology>& info) {
+  return info.param.cluster;
+}
+
+/// One node's answer to `sql` (TabSeparated, trailing newline removed); "" with a failure recorded.
+std::string NodeValue(const std::string& node, const std::string& sql) {
+  std::string error;
+  auto rows = QueryDestination(node, sql, &error);
+  if (!rows) {
+    ADD_FAILURE() << "ClickHouse at " << node << ": " << sql << ": " << error;
+    return "";
+  }
+  if (rows->empty() || rows->front().empty()) return "";
+  return rows->front().front().value_or("");
+}
+
+/// A pipe whose destination is the cluster: --dest lists both nodes, queries go to node 1.
+class ClusterPipe : public PipeTest {
+ public:
+  void Init(const Topology& topology, const std::string& prefix) {
+    topology_ = topology;
+    PipeTest::Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, prefix, kServerIdBase,
+                   "CHSYNC_TEST_CLICKHOUSE_NODE1");
+    nodes_ = {RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODE1"), RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODE2")};
+    all_ = RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODES");
+  }
+  void Cleanup() {
+    PipeTest::Cleanup();
+    for (const std::string& db : {db(), db() + "_local"}) {
+      std::string error;
+      (void)QueryDestination(nodes_[0],
+                             "DROP DATABASE IF EXISTS `" + db + "` ON CLUSTER " + topology_.cluster, &error);
+    }
+  }
+
+  std::vector<std::string> Args(bool until_caught_up, const std::vector<std::string>& extra = {}) const {
+    std::vector<std::string> argv = RunArgs(db() + ".*", until_caught_up, extra);
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--dest") argv[i + 1] = all_;
+    }
+    argv.insert(argv.end(), {"--dest-cluster", topology_.cluster, "--dest-replication-path", topology_.path,
+                             "--batch-age-ms", "200"});
+    return argv;
+  }
+  CommandResult RunCluster(const std::vector<std::string>& extra = {}) const {
+    return RunCommand(Args(true, extra), 300'000);
+  }
+
+  /// Every node's FINAL view of `table` equals the source (replicas may need a moment to fetch
+  /// the last parts: each is asked again for up to 30 s).
+  void ExpectEveryNodeEqual(const std::string& table, const std::string& when) {
+    for (const std::string& node : nodes_) {
+      std::string report;
+      for (int attempt = 0; attempt < 60; ++attempt) {
+        report = testing::CompareTable(conn(), node, db(), table);
+        if (report.empty()) break;
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      }
+      EXPECT_TRUE(report.empty()) << "ClickHouse table " << table << " through " << node
+                                  << " differs from the source " << when << ":\n"
+                                  << report;
+    }
+  }
+
+  /// "engine" of db(.local).table on node `n`.
+  std::string Engine(size_t n, const std::string& database, const std::string& table) const {
+    return NodeValue(nodes_[n], "SELECT engine FROM system.tables WHERE database = '" + database +
+                                    "' AND name = '" + table + "'");
+  }
+
+  const std::vector<std::string>& nodes() const { return nodes_; }
+  const Topology& topology() const { return topology_; }
+
+ private:
+  Topology topology_;
+  std::vector<std::string> nodes_;
+  std::string all_;
+};
+
+class ClusterScenario : public ::testing::TestWithParam<Topology> {
+ protected:
+  void SetUp() override { pipe_.Init(GetParam(), "cluster"); }
+  void TearDown() override { pipe_.Cleanup(); }
+  ClusterPipe pipe_;
+};
+
+TEST_P(ClusterScenario, SnapshotStreamingAndSchemaChangesReachEveryNode) {
+  ASSERT_TRUE(pipe_.connected());
+  const bool sharded = GetParam().sharded;
+  pipe_.ExecAll({
+      "CREATE TABLE orders (id INT PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount DECIMAL(12,2), "
+      "placed DATETIME NOT NULL, note TEXT)",
+      "INSERT INTO orders SELECT seq, CONCAT('c', seq % 97), seq * 1.25, '2026-01-01 00:00:00' + INTERVAL "
+      "seq "
+      "MINUTE, IF(seq % 5 = 0, NULL, REPEAT('n', seq % 30)) FROM seq_1_to_3000",
+      "CREATE TABLE tags (a INT NOT NULL, b VARCHAR(10) NOT NULL, v INT, PRIMARY KEY (a, b))",
+      "INSERT INTO tags SELECT seq % 50, CONCAT('b', seq % 7), seq FROM seq_1_to_300",
+      "CREATE TABLE nokey (x INT, y VARCHAR(10))",
+      "INSERT INTO nokey VALUES (1, 'a'), (1, 'b'), (2, NULL)",
+  });
+  CommandResult first = pipe_.RunCluster();
+  ASSERT_RUN_OK(first, "(snapshot)");
+  for (const char* t : {"orders", "tags", "nokey"}) pipe_.ExpectEveryNodeEqual(t, "after the snapshot");
+  CommandResult status = pipe_.ChsyncStatus();
+  EXPECT_NE(status.out.find("destination    cluster " + GetParam().cluster + " ("), std::string::npos)
+      << status.Describe();
+  EXPECT_NE(status.out.find("), writing to http://127.0.0.1:"), std::string::npos) << status.Describe();
+
+  // The tables: Replicated on every node; with shards, local ones under Distributed ones.
+  for (size_t n = 0; n < 2; ++n) {
+    if (sharded) {
+      EXPECT_EQ(pipe_.Engine(n, pipe_.db() + "_local", "orders"), "ReplicatedReplacingMergeTree");
+      EXPECT_EQ(pipe_.Engine(n, pipe_.db(), "orders"), "Distributed");
+    } else {
+      EXPECT_EQ(pipe_.Engine(n, pipe_.db(), "orders"), "ReplicatedReplacingMergeTree");
+    }
+  }
+  if (sharded) {
+    // Rows are spread over both shards, and no key is on both.
+    const std::string local = "`" + pipe_.db() + "_local`.orders";
+    std::string on1 = NodeValue(pipe_.nodes()[0], "SELECT count() FROM " + local);
+    std::string on2 = NodeValue(pipe_.nodes()[1], "SELECT count() FROM " + local);
+    EXPECT_GT(std::stoll(on1.empty() ? "0" : on1), 500) << on1 << " / " << on2;
+    EXPECT_GT(std::stoll(on2.empty() ? "0" : on2), 500) << on1 << " / " << on2;
+    std::set<std::string> ids;
+    size_t both = 0;
+    for (const std::string& node : pipe_.nodes()) {
+      std::string error;
+      auto rows = QueryDestination(node, "SELECT DISTINCT id FROM " + local, &error);
+      ASSERT_TRUE(rows.has_value()) << error;
+      for (const auto& row : *rows) {
+        std::string id = row.at(0).value_or("");
+        both += ids.insert(id).second ? 0 : 1;
+      }
+    }
+    EXPECT_EQ(both, 0u) << "keys stored on both shards";
+  }
+
+  // Streaming: updates, deletes, key changes, and the seeds' schema changes.
+  pipe_.ExecAll({
+      "UPDATE orders SET amount = amount + 1 WHERE id % 10 = 0",
+      "DELETE FROM orders WHERE id % 17 = 0",
+      "UPDATE orders SET id = id + 100000 WHERE id BETWEEN 1 AND 40",
+      "UPDATE tags SET b = 'moved' WHERE a = 3 AND b = 'b3'",
+      "DELETE FROM nokey WHERE x = 2",
+      "ALTER TABLE orders ADD COLUMN status VARCHAR(10) NOT NULL DEFAULT 'new'",
+      "INSERT INTO orders (id, customer, amount, placed, status) VALUES (900001, 'z', 1.5, NOW(), 'paid')",
+      "ALTER TABLE orders ADD COLUMN flag INT",
+      "UPDATE orders SET flag = id % 3 WHERE id % 4 = 0",
+      "ALTER TABLE orders MODIFY amount DECIMAL(18,4)",
+      "UPDATE orders SET amount = amount / 3 WHERE id % 9 = 0",
+      "ALTER TABLE orders DROP COLUMN note",
+      "ALTER TABLE tags MODIFY v BIGINT",
+      "UPDATE tags SET v = v * 10000000000 WHERE a % 2 = 0",
+      "CREATE TABLE later (k INT PRIMARY KEY, s VARCHAR(20))",
+      "INSERT INTO later SELECT seq, CONCAT('s', seq) FROM seq_1_to_200",
+      "RENAME TABLE later TO renamed",
+      "UPDATE renamed SET s = 'after rename' WHERE k < 50",
+      "CREATE TABLE gone (k INT PRIMARY KEY)",
+      "INSERT INTO gone VALUES (1), (2)",
+      "DROP TABLE gone",
+      "INSERT INTO tags VALUES (1000, 'x', 1)",
+      "TRUNCATE TABLE tags",
+      "INSERT INTO tags VALUES (1, 'after', 2), (2, 'after', 3)",
+  });
+  CommandResult second = pipe_.RunCluster();
+  ASSERT_RUN_OK(second, "(streaming)");
+  for (const char* t : {"orders", "tags", "nokey", "renamed"})
+    pipe_.ExpectEveryNodeEqual(t, "after streaming");
+
+  // The dropped column stays (drop_column=keep), NULL from then on; the schema log has the changes.
+  for (size_t n = 0; n < 2; ++n) {
+    const std::string& node = pipe_.nodes()[n];
+    EXPECT_EQ(NodeValue(node, "SELECT count() FROM system.columns WHERE database = '" + pipe_.db() +
+                                  "' AND table = 'orders' AND name IN ('note', 'status', 'flag')"),
+              "3")
+        << node;
+    EXPECT_EQ(NodeValue(node, "SELECT count() FROM system.tables WHERE database = '" + pipe_.db() +
+                                  "' AND name = 'later'"),
+              "0")
+        << node;
+    std::string logged = NodeValue(node, "SELECT count() FROM `" + pipe_.db() + "`._chsync_schema_log FINAL");
+    EXPECT_GE(std::stoll(logged.empty() ? "0" : logged), 8) << node;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cluster, ClusterScenario, ::testing::Values(kReplicated, kSharded), Name);
+
+/// Rounds of row changes while a background `chsync run` streams; `during(round)` runs before each
+/// round (kills and starts servers, schema changes).
+void Workload(ClusterPipe& pipe, int rounds, const std::function<void(int)>& during) {
+  for (int round = 0; round < rounds; ++round) {
+    during(round);
+    const std::string base = std::to_string(100000 + round * 1000);
+    pipe.ExecAll({"INSERT INTO t (id, v) SELECT " + base + " + seq, CONCAT('r', seq) FROM seq_1_to_200",
+                  "UPDATE t SET v = CONCAT(v, '+') WHERE id % 7 = " + std::to_string(round % 7),
+                  "DELETE FROM t WHERE id % 50 = " + std::to_string(round)});
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+}
+
+/// After a fault: the background run itself gets past it (a last row written after the workload
+/// reaches ClickHouse within 240 s), stops cleanly, and every node equals the source.
+void FinishAndCompare(ClusterPipe& pipe, BackgroundProcess& run, const std::string& when) {
+  pipe.Exec("INSERT INTO t (id, v) VALUES (999999, 'last')");
+  const std::string probe = "SELECT count() FROM `" + pipe.db() + "`.t FINAL WHERE id = 999999";
+  bool arrived = false;
+  for (int i = 0; i < 480 && !arrived && run.Running(); ++i) {
+    std::string error;
+    auto rows = QueryDestination(pipe.nodes()[0], probe, &error);
+    arrived = rows && !rows->empty() && rows->front().at(0) == std::optional<std::string>("1");
+    if (!arrived) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  EXPECT_TRUE(arrived) << "the background run did not get past the fault " << when << ":\n" << run.Log();
+  int stopped = run.SignalAndWait(SIGTERM, 120'000);
+  EXPECT_EQ(stopped, 0) << "the background run, " << when << ":\n" << run.Log();
+  CommandResult last = pipe.RunCluster();
+  ASSERT_RUN_OK(last, "(catching up " + when + ")");
+  pipe.ExpectEveryNodeEqual("t", when);
+}
+
+class ClusterFault : public ::testing::TestWithParam<Topology> {
+ protected:
+  void SetUp() override {
+    pipe_.Init(GetParam(), "clusterfault");
+    ASSERT_TRUE(pipe_.connected());
+    pipe_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(40) NOT NULL)",
+                   "INSERT INTO t SELECT seq, CONCAT('s', seq) FROM seq_1_to_2000"});
+    CommandResult first = pipe_.RunCluster();
+    ASSERT_RUN_OK(first, "(snapshot)");
+  }
+  void TearDown() override {
+    // Whatever a test did, the servers run again for the next one.
+    EXPECT_TRUE(testing::StartServer("CHSYNC_TEST_ZOOKEEPER"));
+    EXPECT_TRUE(testing::StartServer("CHSYNC_TEST_CLICKHOUSE_NODE1"));
+    EXPECT_TRUE(testing::StartServer("CHSYNC_TEST_CLICKHOUSE_NODE2"));
+    pipe_.Cleanup();
+  }
+  ClusterPipe pipe_;
+};
+
+TEST_P(ClusterFault, NodeKilledInTheMiddleOfStreamingAndSchemaChanges) {
+  // Replicated: the node chsync writes to dies, and it goes on through the other one. Sharded: a
+  // shard is gone, and inserts and the ON CLUSTER ALTER wait until it is back.
+  const std::string victim =
+      GetParam().sharded ? "CHSYNC_TEST_CLICKHOUSE_NODE2" : "CHSYNC_TEST_CLICKHOUSE_NODE1";
+  const std::string log = MakeTempDir("clusterfault-log") + "/run.log";
+  auto run = BackgroundProcess::Start(pipe_.Args(false), log);
+  ASSERT_TRUE(run.has_value());
+  Workload(pipe_, 10, [&](int round) {
+    if (round == 3) ASSERT_TRUE(testing::KillServer(victim));
+    if (round == 4) pipe_.Exec("ALTER TABLE t ADD COLUMN n INT NOT NULL DEFAULT 3");
+    if (round == 6) ASSERT_TRUE(testing::StartServer(victim));
+    if (round == 7) pipe_.Exec("UPDATE t SET n = id % 5 WHERE id % 3 = 0");
+  });
+  if (!GetParam().sharded) {
+    EXPECT_NE(run->Log().find("statements go to"), std::string::npos)
+        << "chsync did not move to the other node:\n"
+        << run->Log();
+  }
+  FinishAndCompare(pipe_, *run, "after a node was killed and started again");
+}
+
+TEST_P(ClusterFault, ZooKeeperStoppedForAWhile) {
+  const std::string log = MakeTempDir("clusterfault-log") + "/run.log";
+  auto run = BackgroundProcess::Start(pipe_.Args(false), log);
+  ASSERT_TRUE(run.has_value());
+  Workload(pipe_, 10, [&](int round) {
+    if (round == 2) ASSERT_TRUE(testing::KillServer("CHSYNC_TEST_ZOOKEEPER"));
+    if (round == 5) ASSERT_TRUE(testing::StartServer("CHSYNC_TEST_ZOOKEEPER"));
+    if (round == 7) pipe_.Exec("ALTER TABLE t ADD COLUMN n INT NOT NULL DEFAULT 3");
+    if (round == 8) pipe_.Exec("UPDATE t SET n = id % 5 WHERE id % 3 = 0");
+  });
+  FinishAndCompare(pipe_, *run, "after ZooKeeper was stopped and started again");
+  EXPECT_NE(run->Log().find("retrying"), std::string::npos) << "no retry was logged:\n" << run->Log();
+}
+
+INSTANTIATE_TEST_SUITE_P(Cluster, ClusterFault, ::testing::Values(kReplicated, kSharded), Name);
+
+/// chsync's output of a run that must fail with exit 2 and say `what`; nothing is created.
+void ExpectConfigError(ClusterPipe& pipe, const std::vector<std::string>& argv, const std::string& what) {
+  CommandResult r = RunCommand(argv, 120'000);
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find(what), std::string::npos) << r.Describe();
+  for (const std::string& node : pipe.nodes()) {
+    EXPECT_EQ(NodeValue(node, "SELECT count() FROM system.databases WHERE name LIKE '" + pipe.db() + "%'"),
+              "0")
+        << "something was created on " << node;
+  }
+}
+
+TEST(ClusterConfig, CheckReportsTopologyMacrosAndZooKeeper) {
+  const std::string source = RequireEnv("CHSYNC_TEST_MYSQL_FULL");
+  const std::string nodes = RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODES");
+  std::vector<std::string> argv = {testing::ChsyncBinary(),
+                                   "check",
+                                   "--source",
+                                   source,
+                                   "--dest",
+                                   nodes,
+                                   "--dest-cluster",
+                                   "sharded",
+                                   "--dest-replication-path",
+                                   kSharded.path};
+  CommandResult good = RunCommand(argv, 120'000);
+  EXPECT_EQ(good.exit_code, 0) << good.Describe();
+  EXPECT_NE(good.out.find("topology                   2 shards × 1 replica (shard 1: 127.0.0.1:"),
+            std::string::npos)
+      << good.Describe();
+  EXPECT_NE(good.out.find("macros replica=node2 replicated_shard=r1 sharded_shard=s2; ZooKeeper answers"),
+            std::string::npos)
+      << good.Describe();
+
+  argv.back() = "/clickhouse/tables/{shard}/{database}/{table}";
+  CommandResult macro = RunCommand(argv, 120'000);
+  EXPECT_EQ(macro.exit_code, 1) << macro.Describe();
+  EXPECT_NE(macro.out.find("has no macro {shard}"), std::string::npos) << macro.Describe();
+
+  argv[7] = "nosuch";
+  CommandResult unknown = RunCommand(argv, 120'000);
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.Describe();
+  EXPECT_NE(unknown.out.find("cluster 'nosuch' is not defined"), std::string::npos) << unknown.Describe();
+}
+
+TEST(ClusterConfig, BadClusterSettingsAreClearErrors) {
+  ClusterPipe pipe;
+  pipe.Init(kSharded, "clusterconf");
+  ASSERT_TRUE(pipe.connected());
+  pipe.Exec("CREATE TABLE t (id INT PRIMARY KEY)");
+  std::vector<std::string> argv = pipe.Args(true);
+
+  std::vector<std::string> unknown = argv;
+  for (size_t i = 0; i + 1 < unknown.size(); ++i) {
+    if (unknown[i] == "--dest-cluster") unknown[i + 1] = "nosuch";
+  }
+  ExpectConfigError(pipe, unknown, "has no cluster 'nosuch' (its clusters: ");
+
+  // The default path's {shard} macro: these nodes have replicated_shard and sharded_shard instead.
+  std::vector<std::string> macro = argv;
+  for (size_t i = 0; i + 1 < macro.size(); ++i) {
+    if (macro[i] == "--dest-replication-path") macro[i + 1] = "/clickhouse/tables/{shard}/{database}/{table}";
+  }
+  ExpectConfigError(pipe, macro, "macro {shard} (used by dest_replication_path");
+
+  std::vector<std::string> path = argv;
+  for (size_t i = 0; i + 1 < path.size(); ++i) {
+    if (path[i] == "--dest-replication-path") path[i + 1] = "clickhouse/{sharded_shard}/{table}";
+  }
+  ExpectConfigError(pipe, path, "dest_replication_path must be a ZooKeeper path starting with '/'");
+  pipe.Cleanup();
+}
+
+}  // namespace
+}  // namespace chsync
