@@ -319,7 +319,7 @@ void CheckCluster(const std::vector<Url>& urls, const CheckOptions& o, Report& r
     if (macros.ok()) {
       for (const auto& [name, value] : clickhouse::ParsePairs(*macros)) {
         names.push_back(name);
-        have += (have.empty() ? "" : " ") + name + "=" + value;
+        have.append(have.empty() ? "" : " ").append(name).append("=").append(value);
       }
     }
     for (const std::string& m : needed) {

@@ -113,9 +113,10 @@ int RunOrResync(const RunFlags& f, bool resync) {
 void AddFlags(CLI::App* sub, RunFlags& f) {
   sub->add_option("--source", f.source,
                   "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD)");
-  sub->add_option("--dest", f.dest,
-                  "http(s)://USER:PASSWORD@HOST:PORT (ClickHouse server; several, comma-separated: the "
-                  "nodes of a cluster) or file:PATH (embedded store); password also from CHSYNC_DEST_PASSWORD");
+  sub->add_option(
+      "--dest", f.dest,
+      "http(s)://USER:PASSWORD@HOST:PORT (ClickHouse server; several, comma-separated: the "
+      "nodes of a cluster) or file:PATH (embedded store); password also from CHSYNC_DEST_PASSWORD");
   sub->add_option("--dest-cluster", f.dest_cluster,
                   "ClickHouse cluster (remote_servers) to create Replicated (and on several shards "
                   "Distributed) tables on; see docs/clusters.md");

@@ -12,7 +12,7 @@ namespace chsync::pipe {
 /// Everything `chsync run`/`resync` needs, from a configuration file (YAML) and flags. Flags win
 /// over the file. A complete example with every key is in docs/configuration.md.
 struct PipeConfig {
-  std::string source;         ///< mysql://USER[:PASSWORD]@HOST[:PORT]
+  std::string source;  ///< mysql://USER[:PASSWORD]@HOST[:PORT]
   /// http(s)://USER[:PASSWORD]@HOST[:PORT] or file:PATH; several server URLs separated by commas
   /// (in the file also a list): the nodes of one cluster, tried in turn when one fails.
   std::string dest;

@@ -541,8 +541,7 @@ Status Pipe::Run() {
     for (const auto& [key, table] : tables_) {
       const clickhouse::DdlTarget target = TargetFor(table->dest.source.database);
       CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, table->dest.source.name));
-      if (exists)
-        CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::MakeDurable(table->dest.source.name, target)));
+      if (exists) CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::MakeDurable(table->dest.source.name, target)));
     }
   }
   if (auto previous = ReadRunStatus(state_->path()); previous.ok() && previous->has_value()) {

@@ -29,9 +29,9 @@ struct RunStatus {
   std::string position;  ///< last applied and checkpointed position
   /// Source commit time (binlog event timestamp, seconds) of the last applied transaction; 0 when none.
   uint64_t last_event_time = 0;
-  uint64_t rows_applied = 0;                       ///< rows written by the stream since this process started
-  uint64_t transactions = 0;                       ///< transactions applied since this process started
-  std::string last_error;                          ///< the error that stopped the pipe, if any
+  uint64_t rows_applied = 0;  ///< rows written by the stream since this process started
+  uint64_t transactions = 0;  ///< transactions applied since this process started
+  std::string last_error;     ///< the error that stopped the pipe, if any
   /// Where rows go: "http://host:8123/", or "cluster sharded (…), writing to http://host:8123/".
   std::string destination;
   std::vector<SchemaChangeRecord> schema_changes;  ///< the most recent ones, oldest first (≤ 100)
