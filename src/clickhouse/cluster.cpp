@@ -192,6 +192,10 @@ std::string CreateDistributed(std::string_view database, std::string_view table,
          ", " + ShardingExpression(sorting_key) + ")";
 }
 
+std::string DropDistributed(std::string_view database, std::string_view table, std::string_view cluster) {
+  return "DROP TABLE IF EXISTS " + QualifiedName(database, table) + " ON CLUSTER " + QuoteIdentifier(cluster);
+}
+
 std::string DdlTaskPath(std::string_view message) {
   constexpr std::string_view kTask = "Watching task ";
   size_t at = message.find(kTask);

@@ -72,6 +72,10 @@ std::string CreateDistributed(std::string_view database, std::string_view table,
                               std::string_view local_database, std::string_view cluster,
                               std::string_view sorting_key);
 
+/// DROP TABLE IF EXISTS `database`.`table` ON CLUSTER `cluster`: the Distributed table (its data
+/// stays in the local tables).
+std::string DropDistributed(std::string_view database, std::string_view table, std::string_view cluster);
+
 /// The ZooKeeper path of the distributed DDL task named in a Code 159 message ("Watching task
 /// /clickhouse/task_queue/ddl/query-0000000015 is executing longer than …"); empty when absent.
 std::string DdlTaskPath(std::string_view message);

@@ -238,8 +238,7 @@ Status Pipe::EnsureDistributed(const clickhouse::DdlTarget& target, std::string_
                    "TabSeparatedRaw"));
   while (!key.empty() && key.back() == '\n') key.pop_back();
   if (recreate) {
-    CHSYNC_RETURN_IF_ERROR(Ddl("DROP TABLE IF EXISTS " + QualifiedName(target.database, name) +
-                               " ON CLUSTER " + QuoteIdentifier(target.cluster)));
+    CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::DropDistributed(target.database, name, target.cluster)));
   }
   if (key.empty()) return Status::Ok();  // no local table (yet): nothing to put a Distributed table over
   CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
@@ -249,8 +248,7 @@ Status Pipe::EnsureDistributed(const clickhouse::DdlTarget& target, std::string_
 
 Status Pipe::DropDestination(const clickhouse::DdlTarget& target, std::string_view name) {
   if (target.sharded) {
-    CHSYNC_RETURN_IF_ERROR(Ddl("DROP TABLE IF EXISTS " + QualifiedName(target.database, name) +
-                               " ON CLUSTER " + QuoteIdentifier(target.cluster)));
+    CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::DropDistributed(target.database, name, target.cluster)));
   }
   return Ddl(clickhouse::DropTable(name, target));
 }
@@ -395,8 +393,8 @@ Status Pipe::RenameDestination(const clickhouse::DdlTarget& from_target, std::st
     // The Distributed table keeps the old local name in its engine: it moves by being created again.
     CHSYNC_ASSIGN_OR_RETURN(bool from_still, DestinationTableExists(from_target, from));
     if (!from_still) {
-      CHSYNC_RETURN_IF_ERROR(Ddl("DROP TABLE IF EXISTS " + QualifiedName(from_target.database, from) +
-                                 " ON CLUSTER " + QuoteIdentifier(from_target.cluster)));
+      CHSYNC_RETURN_IF_ERROR(
+          Ddl(clickhouse::DropDistributed(from_target.database, from, from_target.cluster)));
     }
     CHSYNC_RETURN_IF_ERROR(EnsureDistributed(to_target, to, /*recreate=*/false));
   }
@@ -459,11 +457,8 @@ Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
     if (sql.starts_with("TRUNCATE TABLE")) {
       s = TruncateDestination(target, table);
     } else {
-      if (sql.starts_with("DROP TABLE") && target.sharded) {
-        CHSYNC_RETURN_IF_ERROR(Ddl("DROP TABLE IF EXISTS " + QualifiedName(target.database, table) +
-                                   " ON CLUSTER " + QuoteIdentifier(target.cluster)));
-      }
-      s = Ddl(sql);
+      // The plan's DROP TABLE is DropTable(table, target): with the Distributed table first.
+      s = sql.starts_with("DROP TABLE") ? DropDestination(target, table) : Ddl(sql);
       if (s.ok() && topology_ && sql.starts_with("ALTER TABLE")) s = SettleReplicas(target, table);
       altered = altered || sql.starts_with("ALTER TABLE");
       if (s.ok() && sql.starts_with("CREATE TABLE")) s = EnsureDistributed(target, table, /*recreate=*/false);

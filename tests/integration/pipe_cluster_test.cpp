@@ -337,14 +337,20 @@ void ExpectConfigError(ClusterPipe& pipe, const std::vector<std::string>& argv, 
 }
 
 TEST(ClusterConfig, CheckReportsTopologyMacrosAndZooKeeper) {
-  const std::string source = RequireEnv("CHSYNC_TEST_MYSQL_FULL");
+  // A table of its own at the source: `check` blocks when the source has none to replicate.
+  ClusterPipe pipe;
+  pipe.Init(kSharded, "clustercheck");
+  ASSERT_TRUE(pipe.connected());
+  pipe.Exec("CREATE TABLE t (id INT PRIMARY KEY)");
   const std::string nodes = RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODES");
   std::vector<std::string> argv = {testing::ChsyncBinary(),
                                    "check",
                                    "--source",
-                                   source,
+                                   pipe.source_url(),
                                    "--dest",
                                    nodes,
+                                   "--tables",
+                                   pipe.db() + ".*",
                                    "--dest-cluster",
                                    "sharded",
                                    "--dest-replication-path",
@@ -363,10 +369,11 @@ TEST(ClusterConfig, CheckReportsTopologyMacrosAndZooKeeper) {
   EXPECT_EQ(macro.exit_code, 1) << macro.Describe();
   EXPECT_NE(macro.out.find("has no macro {shard}"), std::string::npos) << macro.Describe();
 
-  argv[7] = "nosuch";
+  argv[9] = "nosuch";
   CommandResult unknown = RunCommand(argv, 120'000);
   EXPECT_EQ(unknown.exit_code, 1) << unknown.Describe();
   EXPECT_NE(unknown.out.find("cluster 'nosuch' is not defined"), std::string::npos) << unknown.Describe();
+  pipe.Cleanup();
 }
 
 TEST(ClusterConfig, BadClusterSettingsAreClearErrors) {
