@@ -1,3 +1,4 @@
+#include <malloc.h>
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -36,6 +37,11 @@ int Main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Insert batches (up to batch.max_bytes, 32 MiB by default) come from the heap and their memory
+  // is kept for the next batch once sent, instead of a fresh mmap that the kernel faults in page by
+  // page for every batch (that was a fifth of chsync's CPU while catching up).
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
   try {
     Exit(Main(argc, argv));
   } catch (const std::exception& e) {

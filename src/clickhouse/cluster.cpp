@@ -98,6 +98,15 @@ size_t ClusterTopology::shards() const {
   return seen.size();
 }
 
+std::vector<uint32_t> ClusterTopology::ShardWeights() const {
+  std::map<uint32_t, uint32_t> weight;
+  for (const ClusterNode& n : nodes) weight[n.shard] = n.weight;
+  std::vector<uint32_t> out;
+  out.reserve(weight.size());
+  for (const auto& [shard, w] : weight) out.push_back(w);
+  return out;
+}
+
 size_t ClusterTopology::max_replicas() const {
   std::map<uint32_t, size_t> per_shard;
   for (const ClusterNode& n : nodes) ++per_shard[n.shard];
@@ -126,7 +135,8 @@ std::string ClusterTopology::Describe() const {
 }
 
 std::string TopologyQuery(std::string_view name) {
-  return "SELECT shard_num, replica_num, host_name, port FROM system.clusters WHERE cluster = " +
+  return "SELECT shard_num, replica_num, host_name, port, shard_weight FROM system.clusters WHERE cluster "
+         "= " +
          QuoteString(name) + " ORDER BY shard_num, replica_num";
 }
 
@@ -136,8 +146,8 @@ Result<ClusterTopology> ParseTopology(std::string_view name, std::string_view ts
   for (std::string_view line : SplitLines(tsv)) {
     std::vector<std::string_view> f = SplitTabs(line);
     ClusterNode node;
-    if (f.size() != 4 || !ParseNumber(f[0], node.shard) || !ParseNumber(f[1], node.replica) ||
-        !ParseNumber(f[3], node.port) || f[2].empty()) {
+    if (f.size() < 4 || f.size() > 5 || !ParseNumber(f[0], node.shard) || !ParseNumber(f[1], node.replica) ||
+        !ParseNumber(f[3], node.port) || f[2].empty() || (f.size() == 5 && !ParseNumber(f[4], node.weight))) {
       return Error(ErrorKind::kServer, "unexpected row in system.clusters for cluster " + std::string(name) +
                                            ": " + std::string(line.substr(0, 200)));
     }

@@ -23,6 +23,7 @@ struct ClusterNode {
   uint32_t replica = 0;  ///< replica_num, from 1
   std::string host;
   uint16_t port = 0;
+  uint32_t weight = 1;  ///< shard_weight
 
   std::string Address() const { return host + ":" + std::to_string(port); }
 };
@@ -32,13 +33,15 @@ struct ClusterTopology {
   std::vector<ClusterNode> nodes;  ///< in shard, then replica order
 
   size_t shards() const;
+  /// The shard_weight of each shard, in shard_num order (what a Distributed table routes by).
+  std::vector<uint32_t> ShardWeights() const;
   /// The largest replica count of any shard.
   size_t max_replicas() const;
   /// "2 shards × 1 replica (shard 1: 127.0.0.1:9000; shard 2: 127.0.0.1:9001)".
   std::string Describe() const;
 };
 
-/// SELECT shard_num, replica_num, host_name, port FROM system.clusters WHERE cluster = `name`.
+/// SELECT shard_num, replica_num, host_name, port, shard_weight FROM system.clusters WHERE cluster = `name`.
 std::string TopologyQuery(std::string_view name);
 /// The topology from TopologyQuery's TabSeparated output; kConfig when it has no row (the server
 /// does not define the cluster), kServer when a row is malformed.

@@ -20,6 +20,12 @@ TEST(ClusterTest, TopologyFromSystemClusters) {
   EXPECT_EQ(s->shards(), 2u);
   EXPECT_EQ(s->max_replicas(), 1u);
   EXPECT_EQ(s->Describe(), "2 shards × 1 replica (shard 1: 127.0.0.1:39527; shard 2: 127.0.0.1:22995)");
+  EXPECT_EQ(s->ShardWeights(), (std::vector<uint32_t>{1, 1}));
+
+  auto w = ParseTopology("weighted", "1\t1\ta\t9000\t3\n1\t2\tb\t9000\t3\n2\t1\tc\t9000\t1\n");
+  ASSERT_TRUE(w.ok()) << w.error().message();
+  EXPECT_EQ(w->ShardWeights(), (std::vector<uint32_t>{3, 1}));
+  EXPECT_FALSE(ParseTopology("c", "1\t1\th\t9000\tx\n").ok());
 }
 
 TEST(ClusterTest, UnknownClusterAndBadRowsAreErrors) {

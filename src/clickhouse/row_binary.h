@@ -80,11 +80,12 @@ class RowBinaryEncoder {
   size_t columns() const { return columns_.size(); }
   /// Reserves room for `bytes` of encoded rows (avoids regrowing a large batch).
   void Reserve(size_t bytes) { data_.reserve(bytes); }
-  /// Moves the encoded rows out and empties the encoder (which reserves as much again).
+  /// Moves the encoded rows out and empties the encoder, which reserves a quarter more than it
+  /// held (the next batch of a similar size then never regrows, copying itself, on its last rows).
   std::string TakeData() {
     std::string out;
     out.swap(data_);
-    data_.reserve(out.size());
+    data_.reserve(out.size() + out.size() / 4);
     rows_ = 0;
     return out;
   }

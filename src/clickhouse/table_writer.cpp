@@ -1,5 +1,7 @@
 #include "clickhouse/table_writer.h"
 
+#include <algorithm>
+
 namespace chsync::clickhouse {
 namespace {
 
@@ -23,11 +25,61 @@ Result<TableWriter> TableWriter::Create(const schema::TableSchema& table, const 
   }
   names.emplace_back(kVersionColumn);
   names.emplace_back(kIsDeletedColumn);
-  return TableWriter(std::move(types), InsertPrefix(target.database, table.name, names));
+  TableWriter writer(std::move(types), table.name, std::move(names));
+  writer.prefix_ = InsertPrefix(target.database, table.name, writer.names_);
+  return writer;
 }
 
-TableWriter::TableWriter(std::vector<MappedType> types, std::string prefix)
-    : types_(std::move(types)), prefix_(std::move(prefix)), encoder_(WithMetadata(types_)) {}
+TableWriter::TableWriter(std::vector<MappedType> types, std::string table, std::vector<std::string> names)
+    : types_(std::move(types)), table_(std::move(table)), names_(std::move(names)) {
+  encoders_.emplace_back(WithMetadata(types_));
+}
+
+void TableWriter::RouteTo(ShardRouter router, std::string_view local_database) {
+  std::vector<RowBinaryEncoder> encoders;
+  for (size_t i = 0; i < router.shards(); ++i) encoders.emplace_back(WithMetadata(types_));
+  if (!encoders.empty()) encoders[0] = std::move(encoders_[0]);
+  encoders_ = std::move(encoders);
+  router_.emplace(std::move(router));
+  local_prefix_ = InsertPrefix(local_database, table_, names_);
+}
+
+size_t TableWriter::rows() const {
+  size_t n = 0;
+  for (const RowBinaryEncoder& e : encoders_) n += e.rows();
+  return n;
+}
+
+size_t TableWriter::batch_rows() const {
+  size_t n = 0;
+  for (const RowBinaryEncoder& e : encoders_) n = std::max(n, e.rows());
+  return n;
+}
+
+size_t TableWriter::bytes() const {
+  size_t n = 0;
+  for (const RowBinaryEncoder& e : encoders_) n += e.data().size();
+  return n;
+}
+
+std::string TableWriter::TakeData() {
+  if (encoders_.size() == 1) return encoders_[0].TakeData();
+  std::string out;
+  out.reserve(bytes());
+  for (RowBinaryEncoder& e : encoders_) {
+    out += e.data();
+    e.Clear();
+  }
+  return out;
+}
+
+std::vector<std::pair<size_t, std::string>> TableWriter::TakeShardData() {
+  std::vector<std::pair<size_t, std::string>> out;
+  for (size_t i = 0; i < encoders_.size(); ++i) {
+    if (encoders_[i].rows() > 0) out.emplace_back(i, encoders_[i].TakeData());
+  }
+  return out;
+}
 
 Status TableWriter::Append(std::span<const Cell> values, uint64_t version, bool is_deleted) {
   if (values.size() != types_.size()) {
@@ -37,17 +89,27 @@ Status TableWriter::Append(std::span<const Cell> values, uint64_t version, bool 
   row_.assign(values.begin(), values.end());
   row_.emplace_back(version);
   row_.emplace_back(uint64_t{is_deleted ? 1u : 0u});
-  return encoder_.AppendRow(row_);
+  size_t shard = 0;
+  if (router_) {
+    CHSYNC_ASSIGN_OR_RETURN(shard, router_->Route(values));
+  }
+  return encoders_[shard].AppendRow(row_);
 }
 
 Status TableWriter::Flush(Connection& connection, const RequestOptions& request) {
-  if (encoder_.rows() == 0) return Status::Ok();
-  Status s = connection.Insert(prefix_, encoder_.data(), request);
+  const size_t n = rows();
+  if (n == 0) return Status::Ok();
+  std::string joined;
+  if (encoders_.size() > 1) {
+    for (const RowBinaryEncoder& e : encoders_) joined += e.data();
+  }
+  Status s = connection.Insert(prefix_, encoders_.size() > 1 ? std::string_view(joined) : encoders_[0].data(),
+                               request);
   if (!s.ok()) {
-    s.error().AddContext("while inserting " + std::to_string(encoder_.rows()) + " rows");
+    s.error().AddContext("while inserting " + std::to_string(n) + " rows");
     return s;
   }
-  encoder_.Clear();
+  for (RowBinaryEncoder& e : encoders_) e.Clear();
   return Status::Ok();
 }
 

@@ -1,13 +1,16 @@
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "clickhouse/capabilities.h"
 #include "clickhouse/connection.h"
 #include "clickhouse/ddl.h"
 #include "clickhouse/row_binary.h"
+#include "clickhouse/shard_router.h"
 #include "common/result.h"
 #include "schema/table_schema.h"
 
@@ -26,8 +29,18 @@ class TableWriter {
   /// On error nothing is appended; the error names the column.
   Status Append(std::span<const Cell> values, uint64_t version, bool is_deleted);
 
-  size_t rows() const { return encoder_.rows(); }
-  size_t bytes() const { return encoder_.data().size(); }
+  /// From now on, collects each row for its shard (`router`) to be sent to that shard's table
+  /// (the same table name in `local_database`, on every shard; local_prefix() inserts into it);
+  /// see TakeShardData(). Rows collected so far stay where they are.
+  void RouteTo(ShardRouter router, std::string_view local_database);
+  bool routed() const { return router_.has_value(); }
+  const std::string& local_prefix() const { return local_prefix_; }
+
+  size_t rows() const;
+  size_t bytes() const;
+  /// The rows of the largest INSERT the collected rows make: rows(), or when routed the most that
+  /// one shard has (what batch limits measure: the size of a part on the server).
+  size_t batch_rows() const;
   /// The mapped type of each source column, in schema order.
   const std::vector<MappedType>& types() const { return types_; }
   /// "INSERT INTO `db`.`t` (…) FORMAT RowBinary".
@@ -39,16 +52,23 @@ class TableWriter {
   /// max_insert_block_size). No rows: nothing is sent.
   Status Flush(Connection& connection, const RequestOptions& request = {});
 
-  /// Moves the collected rows out (RowBinary for insert_prefix()) to be sent by someone else,
-  /// leaving the writer empty.
-  std::string TakeData() { return encoder_.TakeData(); }
+  /// Moves the collected rows out (RowBinary for insert_prefix(); when routed, every shard's rows
+  /// one after another, which the Distributed table routes the same way), leaving the writer empty.
+  std::string TakeData();
+  /// When routed(): each shard that has rows with its rows (RowBinary for local_prefix()), in
+  /// shard order, leaving the writer empty.
+  std::vector<std::pair<size_t, std::string>> TakeShardData();
 
  private:
-  TableWriter(std::vector<MappedType> types, std::string prefix);
+  TableWriter(std::vector<MappedType> types, std::string table, std::vector<std::string> names);
 
   std::vector<MappedType> types_;
+  std::string table_;
+  std::vector<std::string> names_;  ///< of the INSERT's columns
   std::string prefix_;
-  RowBinaryEncoder encoder_;
+  std::string local_prefix_;
+  std::optional<ShardRouter> router_;
+  std::vector<RowBinaryEncoder> encoders_;  ///< one, or one per shard when routed
   std::vector<Cell> row_;
 };
 

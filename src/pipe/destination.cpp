@@ -12,6 +12,7 @@
 #include "clickhouse/cluster.h"
 #include "clickhouse/ddl.h"
 #include "clickhouse/server_error.h"
+#include "clickhouse/shard_router.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
 #include "pipe/pipeline_internal.h"
@@ -154,7 +155,98 @@ Status Pipe::OpenCluster() {
                 ? "tables in <database>_local on every shard, Distributed tables under the "
                   "source names"
                 : "ReplicatedReplacingMergeTree tables on every replica");
+  return topology_->shards() > 1 ? PlanShardRouting() : Status::Ok();
+}
+
+Status Pipe::PlanShardRouting() {
+  shard_urls_.clear();
+  const size_t shards = topology_->shards();
+  std::vector<std::string> urls(shards);
+  clickhouse::ConnectOptions once = dest_options_;
+  once.retry.max_attempts = 1;
+  for (const std::string& url : clickhouse::SplitUrls(request_.config.dest)) {
+    auto node = clickhouse::Connect(url, once);
+    if (!node.ok()) return node.error();
+    // is_local marks the shard of the node answering (every replica of it).
+    auto local = (*node)->Query("SELECT DISTINCT shard_num FROM system.clusters WHERE cluster = " +
+                                QuoteString(topology_->name) + " AND is_local = 1");
+    size_t shard = local.ok() ? std::strtoull(local->c_str(), nullptr, 10) : 0;
+    if (!local.ok() || shard == 0 || shard > shards || local->find('\n') + 1 != local->size()) {
+      log::Warn("cluster {}: cannot tell which shard {} is ({}); rows are not sent to it directly",
+                topology_->name, (*node)->Describe(),
+                local.ok() ? "system.clusters: " + *local : local.error().message());
+      continue;
+    }
+    urls[shard - 1] += (urls[shard - 1].empty() ? "" : ",") + url;
+  }
+  std::vector<std::string> missing;
+  for (size_t i = 0; i < shards; ++i) {
+    if (urls[i].empty()) missing.push_back(std::to_string(i + 1));
+  }
+  if (!missing.empty()) {
+    log::Info(
+        "cluster {}: rows go through the Distributed tables (synchronously), since --dest names no node of "
+        "shard {}; list a node of every shard in --dest to have chsync send each row to its shard itself, "
+        "which is faster",
+        topology_->name, Joined(missing));
+    return Status::Ok();
+  }
+  clickhouse::RoutingProbe probe = clickhouse::MakeRoutingProbe();
+  auto hashed = dest_->Query(probe.sql, "TabSeparatedRaw");
+  if (!hashed.ok()) return std::move(hashed.error().AddContext("checking how the cluster hashes keys"));
+  std::optional<clickhouse::KeyStyle> style = probe.Match(*hashed);
+  if (!style) {
+    log::Warn(
+        "cluster {}: ClickHouse {} prints or hashes key values differently from what chsync reproduces "
+        "(`{}` gave {}); rows go through the Distributed tables (synchronously)",
+        topology_->name, caps_.version.ToString(), probe.sql, *hashed);
+    return Status::Ok();
+  }
+  key_style_ = *style;
+  shard_urls_ = std::move(urls);
+  log::Info("cluster {}: chsync sends each row to its shard (by the Distributed tables' sharding key)",
+            topology_->name);
   return Status::Ok();
+}
+
+void Pipe::RouteWriter(const schema::TableSchema& layout, const clickhouse::DdlTarget& target,
+                       clickhouse::TableWriter& writer) {
+  const std::string name = target.database + "." + layout.name;
+  auto unrouted = [&](const std::string& why) {
+    if (unrouted_said_.insert(name).second) {
+      log::Info("rows of {} go through its Distributed table (synchronously): {}", name, why);
+    }
+  };
+  auto key = dest_->Query("SELECT sorting_key FROM system.tables WHERE database = " +
+                              QuoteString(target.local_database) + " AND name = " + QuoteString(layout.name),
+                          "TabSeparatedRaw");
+  auto engine =
+      dest_->Query("SELECT engine_full FROM system.tables WHERE database = " + QuoteString(target.database) +
+                       " AND name = " + QuoteString(layout.name),
+                   "TabSeparatedRaw");
+  if (!key.ok() || !engine.ok()) {
+    unrouted((key.ok() ? engine : key).error().message());
+    return;
+  }
+  while (!key->empty() && key->back() == '\n') key->pop_back();
+  // The Distributed table must shard by ShardingExpression(key); 18.16 prints tuple(k1, k2) as (k1, k2).
+  if (key->empty() || (engine->find("cityHash64(toString((" + *key + ")))") == std::string::npos &&
+                       engine->find("cityHash64(toString(tuple(" + *key + ")))") == std::string::npos)) {
+    unrouted("its sharding key is not over the sorting key '" + *key + "' (" + *engine + ")");
+    return;
+  }
+  std::vector<std::string> names;
+  for (size_t i = 0; i < writer.types().size() && i < layout.columns.size(); ++i) {
+    names.push_back(layout.columns[i].name);
+  }
+  auto router =
+      clickhouse::ShardRouter::Create(*key, names, writer.types(), topology_->ShardWeights(), key_style_);
+  if (!router.ok()) {
+    unrouted(router.error().message());
+    return;
+  }
+  writer.RouteTo(std::move(router).value(), target.local_database);
+  unrouted_said_.erase(name);
 }
 
 Status Pipe::Ddl(const std::string& sql) {

@@ -10,3 +10,7 @@ target_sources(chsync_pipe PRIVATE
 chsync_test(run_status_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_status_test.cpp
   DEPS chsync_pipe)
+
+chsync_test(flusher_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/flusher_test.cpp
+  DEPS chsync_pipe)

@@ -406,6 +406,7 @@ Status Pipe::RebuildWriter(TableState& table) {
   clickhouse::DdlTarget target = TargetFor(table.dest.source.database);
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableWriter writer,
                           clickhouse::TableWriter::Create(layout, caps_, target));
+  if (!shard_urls_.empty() && target.sharded) RouteWriter(layout, target, writer);
   std::vector<clickhouse::MappedType> types(
       writer.types().begin(),
       writer.types().begin() + static_cast<std::ptrdiff_t>(table.dest.source.columns.size()));

@@ -21,6 +21,7 @@
 #include "clickhouse/capabilities.h"
 #include "clickhouse/cluster.h"
 #include "clickhouse/connection.h"
+#include "clickhouse/shard_router.h"
 #include "clickhouse/table_writer.h"
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
@@ -146,6 +147,14 @@ class Pipe {
   /// Reads the topology of config.dest_cluster and checks that its nodes have the macros the
   /// table paths use; the connections opened after it carry the cluster's settings.
   Status OpenCluster();
+  /// Sharded: whether chsync sends rows to the shards itself (shard_urls_), which needs a URL of
+  /// every shard in config.dest and a server that prints and hashes keys as ShardRouter does.
+  Status PlanShardRouting();
+  /// Routed: makes `writer` collect rows per shard, when the table's Distributed table shards by
+  /// chsync's expression over a key ShardRouter can reproduce; otherwise its rows go through the
+  /// Distributed table (said once per table).
+  void RouteWriter(const schema::TableSchema& layout, const clickhouse::DdlTarget& target,
+                   clickhouse::TableWriter& writer);
   /// Runs a DDL statement. An ON CLUSTER one that some node has not run within
   /// dest_ddl_timeout_s is waited for (WaitForDdlTask), never sent again.
   Status Ddl(const std::string& sql);
@@ -229,6 +238,8 @@ class Pipe {
   Status FlushTable(const std::string& key, TableState& table);
   /// Queues every table's pending rows for the flusher, whatever is open.
   Status SendWriters();
+  /// Queues `table`'s pending rows: to each shard's lane when its writer is routed, else lane 0.
+  Status QueueRows(TableState& table);
   /// Drops the rows of the open XA transaction's first phase (rolled back, or never prepared).
   void DiscardOpenXaRows();
   /// Queues the pending rows and then a checkpoint at committed_ (saved once they are acknowledged).
@@ -250,6 +261,13 @@ class Pipe {
   clickhouse::Capabilities caps_;
   /// The destination cluster (config.dest_cluster); empty for one server.
   std::optional<clickhouse::ClusterTopology> topology_;
+  /// Sharded and routed: the URLs of each shard's nodes (comma-separated), in shard order; the
+  /// flusher's lane i+1 writes to shard i. Empty: rows go through the Distributed tables.
+  std::vector<std::string> shard_urls_;
+  /// How the cluster's servers print key values (from the routing probe).
+  clickhouse::KeyStyle key_style_;
+  /// Tables whose rows go through the Distributed table, already said in the log.
+  std::set<std::string> unrouted_said_;
 
   Checkpoint checkpoint_;
   schema::Tracker tracker_;

@@ -182,9 +182,16 @@ Status Pipe::StartStreamState() {
   obsolete_xa_files_.clear();
   boundaries_.Reset();
   flusher_.reset();
+  std::vector<std::unique_ptr<clickhouse::Connection>> lanes;
   CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<clickhouse::Connection> flush_connection,
                           clickhouse::Connect(request_.config.dest, dest_options_));
-  flusher_ = std::make_unique<Flusher>(std::move(flush_connection), 4,
+  lanes.push_back(std::move(flush_connection));
+  for (const std::string& urls : shard_urls_) {
+    CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<clickhouse::Connection> shard,
+                            clickhouse::Connect(urls, dest_options_));
+    lanes.push_back(std::move(shard));
+  }
+  flusher_ = std::make_unique<Flusher>(std::move(lanes), 4,
                                        static_cast<size_t>(2 * request_.config.batch_max_bytes));
   return Status::Ok();
 }
@@ -810,7 +817,7 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   }
   status_.rows_applied += rows.rows.size();
   pending_bytes_ += table.writer->bytes() - bytes_before;
-  if (table.writer->rows() >= request_.config.batch_max_rows ||
+  if (table.writer->batch_rows() >= request_.config.batch_max_rows ||
       table.writer->bytes() >= request_.config.batch_max_bytes) {
     CHSYNC_RETURN_IF_ERROR(FlushTable(it->first, table));
   }
@@ -884,7 +891,7 @@ Status Pipe::AppendImage(TableState& table, binlog::RowImage image, uint64_t ver
 
 size_t Pipe::PendingRows() const {
   size_t rows = 0;
-  for (const auto& [key, table] : tables_) rows += table->writer ? table->writer->rows() : 0;
+  for (const auto& [key, table] : tables_) rows += table->writer ? table->writer->batch_rows() : 0;
   return rows;
 }
 
@@ -895,14 +902,22 @@ Status Pipe::FlushTable(const std::string& key, TableState& table) {
     xa_batches_.push_back({key, table.writer->insert_prefix(), table.writer->TakeData()});
     return Status::Ok();
   }
+  return QueueRows(table);
+}
+
+Status Pipe::QueueRows(TableState& table) {
+  if (table.writer->routed() && flusher_->lanes() > 1) {
+    for (auto& [shard, data] : table.writer->TakeShardData()) {
+      CHSYNC_RETURN_IF_ERROR(flusher_->Insert(table.writer->local_prefix(), std::move(data), 1 + shard));
+    }
+    return Status::Ok();
+  }
   return flusher_->Insert(table.writer->insert_prefix(), table.writer->TakeData());
 }
 
 Status Pipe::SendWriters() {
   for (auto& [key, table] : tables_) {
-    if (table->writer && table->writer->rows() > 0) {
-      CHSYNC_RETURN_IF_ERROR(flusher_->Insert(table->writer->insert_prefix(), table->writer->TakeData()));
-    }
+    if (table->writer && table->writer->rows() > 0) CHSYNC_RETURN_IF_ERROR(QueueRows(*table));
   }
   pending_bytes_ = 0;
   last_flush_ = std::chrono::steady_clock::now();

@@ -115,6 +115,31 @@ class ClusterPipe : public PipeTest {
                                     "' AND name = '" + table + "'");
   }
 
+  /// Sharded: every row of `table` is on the shard its Distributed table's sharding expression
+  /// names, on every node (what routing in chsync must keep), and no key is on both shards.
+  void ExpectRowsOnTheirShards(const std::string& table) {
+    const std::string local = "`" + db() + "_local`.`" + table + "`";
+    std::string key = NodeValue(nodes_[0], "SELECT sorting_key FROM system.tables WHERE database = '" + db() +
+                                               "_local' AND name = '" + table + "'");
+    ASSERT_FALSE(key.empty()) << table;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      EXPECT_EQ(NodeValue(nodes_[n], "SELECT count() FROM " + local + " WHERE cityHash64(toString(tuple(" +
+                                         key + "))) % 2 != " + std::to_string(n)),
+                "0")
+          << "rows of " << table << " on shard " << n + 1 << " that belong to the other shard";
+    }
+    std::set<std::string> keys;
+    size_t both = 0;
+    for (const std::string& node : nodes_) {
+      std::string error;
+      auto rows =
+          QueryDestination(node, "SELECT DISTINCT toString(tuple(" + key + ")) FROM " + local, &error);
+      ASSERT_TRUE(rows.has_value()) << error;
+      for (const auto& row : *rows) both += keys.insert(row.at(0).value_or("")).second ? 0 : 1;
+    }
+    EXPECT_EQ(both, 0u) << table << ": keys with versions on both shards";
+  }
+
   const std::vector<std::string>& nodes() const { return nodes_; }
   const Topology& topology() const { return topology_; }
 
@@ -151,7 +176,11 @@ TEST_P(ClusterScenario, SnapshotStreamingAndSchemaChangesReachEveryNode) {
   CommandResult status = pipe_.ChsyncStatus();
   EXPECT_NE(status.out.find("destination    cluster " + GetParam().cluster + " ("), std::string::npos)
       << status.Describe();
-  EXPECT_NE(status.out.find("), writing to http://127.0.0.1:"), std::string::npos) << status.Describe();
+  // Sharded: --dest names a node of each shard, so chsync writes to each shard itself.
+  EXPECT_NE(status.out.find(sharded ? "), writing to shard 1 http://127.0.0.1:"
+                                    : "), writing to http://127.0.0.1:"),
+            std::string::npos)
+      << status.Describe();
 
   // The tables: Replicated on every node; with shards, local ones under Distributed ones.
   for (size_t n = 0; n < 2; ++n) {
@@ -214,6 +243,11 @@ TEST_P(ClusterScenario, SnapshotStreamingAndSchemaChangesReachEveryNode) {
   ASSERT_RUN_OK(second, "(streaming)");
   for (const char* t : {"orders", "tags", "nokey", "renamed"})
     pipe_.ExpectEveryNodeEqual(t, "after streaming");
+  if (sharded) {
+    // --dest names a node of each shard: chsync sent the streamed rows to the shards itself.
+    EXPECT_NE(second.err.find("chsync sends each row to its shard"), std::string::npos) << second.Describe();
+    for (const char* t : {"orders", "tags", "nokey", "renamed"}) pipe_.ExpectRowsOnTheirShards(t);
+  }
 
   // The dropped column stays (drop_column=keep), NULL from then on; the schema log has the changes.
   for (size_t n = 0; n < 2; ++n) {
