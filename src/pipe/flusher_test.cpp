@@ -120,19 +120,22 @@ TEST(FlusherTest, AFailedLaneStopsEveryLaneAndNoLaterTaskRuns) {
   Journal journal;
   std::vector<FakeLane*> fakes;
   Flusher flusher(Lanes(journal, 3, &fakes), 4, 1 << 20);
-  fakes[2]->fail_on = "bad";
+  fakes[2]->fail_on = "slow bad";
   bool ran = false;
   ASSERT_TRUE(flusher.Insert("INSERT", "slow ok", 1).ok());
-  ASSERT_TRUE(flusher.Insert("INSERT", "bad", 2).ok());
-  ASSERT_TRUE(flusher
-                  .After([&] {
-                    ran = true;
-                    return Status::Ok();
-                  })
-                  .ok());
+  ASSERT_TRUE(flusher.Insert("INSERT", "slow bad", 2).ok());
+  // Usually queued while both lanes still send; if lane 2 has failed already, the call says so.
+  Status queued = flusher.After([&] {
+    ran = true;
+    return Status::Ok();
+  });
   Status drained = flusher.Drain();
   ASSERT_FALSE(drained.ok());
-  EXPECT_NE(drained.error().message().find("refused bad"), std::string::npos) << drained.error().message();
+  EXPECT_NE(drained.error().message().find("refused slow bad"), std::string::npos)
+      << drained.error().message();
+  if (!queued.ok()) {
+    EXPECT_EQ(queued.error().message(), drained.error().message());
+  }
   EXPECT_FALSE(ran) << "a checkpoint after rows a shard refused";
   EXPECT_FALSE(flusher.Insert("INSERT", "later", 1).ok());
   EXPECT_FALSE(journal.stored.contains("later"));
