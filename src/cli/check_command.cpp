@@ -19,6 +19,7 @@
 #include "common/url.h"
 #include "mysql/connection.h"
 #include "mysql/server_probe.h"
+#include "mysql/source_set.h"
 #include "mysql/table_filter.h"
 #include "mysql/table_inventory.h"
 
@@ -78,6 +79,159 @@ std::string Duration(uint64_t seconds) {
   if (seconds % 86400 == 0) return fmt::format("{} day{}", seconds / 86400, seconds == 86400 ? "" : "s");
   if (seconds % 3600 == 0) return fmt::format("{} hours", seconds / 3600);
   return fmt::format("{} seconds", seconds);
+}
+
+std::string OrEmpty(const std::string& value) {
+  return value.empty() ? "(empty)" : value;
+}
+
+/// One replication channel of a source that is a replica: its lines, and warnings when it does not
+/// position by GTID or does not run.
+void CheckReplicaChannel(const mysql::ServerInfo& info, const mysql::ReplicaChannel& c,
+                         const std::string& address, Report& report) {
+  const std::string primary = c.PrimaryAddress();
+  const std::string channel = c.name.empty() ? "" : " (channel '" + c.name + "')";
+  report.Line(
+      c.name.empty() ? "replica of" : "replica '" + c.name + "' of",
+      fmt::format("{}, IO thread {}, SQL thread {}, {}", primary, c.io_running.empty() ? "?" : c.io_running,
+                  c.sql_running.empty() ? "?" : c.sql_running,
+                  c.seconds_behind ? fmt::format("{} s behind", *c.seconds_behind)
+                                   : std::string("seconds behind unknown")));
+  if (c.using_gtid) {
+    report.Line("  Using_Gtid", OrEmpty(*c.using_gtid));
+  } else if (c.auto_position) {
+    report.Line("  Auto_Position", *c.auto_position ? "1" : "0");
+  }
+  if (!c.UsesGtid()) {
+    const std::string for_channel = c.name.empty() ? "" : " FOR CHANNEL '" + c.name + "'";
+    std::string how = "CHANGE MASTER TO MASTER_AUTO_POSITION=1" + for_channel;
+    if (info.is_mariadb()) {
+      how = "CHANGE MASTER " + (c.name.empty() ? "" : "'" + c.name + "' ") + "TO master_use_gtid=slave_pos";
+    } else if (info.version.AtLeast(8, 0, 23)) {
+      how = "CHANGE REPLICATION SOURCE TO SOURCE_AUTO_POSITION=1" + for_channel;
+    }
+    report.Warn(fmt::format(
+        "replica {} replicates from {}{} by binlog file and position, not by GTID ({}): when {} fails over, "
+        "the replica cannot be moved to the new primary by GTID, nor can a pipe that reads from it; stop "
+        "replication, run {}, and start it again{}",
+        address, primary, channel,
+        c.using_gtid ? "Using_Gtid=" + OrEmpty(*c.using_gtid) : std::string("Auto_Position=0"), primary, how,
+        info.is_mariadb() ? "" : " (needs gtid_mode=ON on the replica and its primary)"));
+  }
+  if (!c.ThreadsRunning()) {
+    std::string errors;
+    if (!c.last_io_error.empty()) errors += "; Last_IO_Error: " + c.last_io_error;
+    if (!c.last_sql_error.empty()) errors += "; Last_SQL_Error: " + c.last_sql_error;
+    report.Warn(fmt::format(
+        "replication on {} from {}{} is not running (IO thread {}, SQL thread {}{}): its binlog "
+        "is behind the primary, and a pipe that reads from it falls behind as much; fix the cause and run {}",
+        address, primary, channel, c.io_running.empty() ? "?" : c.io_running,
+        c.sql_running.empty() ? "?" : c.sql_running, errors,
+        info.is_mariadb()                ? "START SLAVE" + (c.name.empty() ? "" : " '" + c.name + "'")
+        : info.version.AtLeast(8, 0, 22) ? "START REPLICA"
+                                         : "START SLAVE"));
+  }
+}
+
+/// The GTID section: whether the source can be resumed by GTID and followed through a failover, and
+/// when it is itself a replica, whether its binlog can feed a pipe.
+void CheckGtid(const mysql::ServerInfo& info, const mysql::ConnectOptions& options, Report& report) {
+  report.Section("GTID");
+  const std::string address = options.Address();
+  if (info.is_mariadb()) {
+    report.Line("gtid_domain_id", info.gtid_domain_id ? std::to_string(*info.gtid_domain_id) : "unknown");
+    report.Line("gtid_binlog_pos", info.gtid_position.empty() ? "(empty: no transaction in the binlog yet)"
+                                                              : info.gtid_position);
+    if (info.gtid_binlog_state && *info.gtid_binlog_state != info.gtid_position) {
+      report.Line("gtid_binlog_state", *info.gtid_binlog_state);
+    }
+    if (!info.gtid_strict_mode.has_value()) {
+      report.Line("gtid_strict_mode", "unknown (the server has no such variable)");
+    } else {
+      report.Line("gtid_strict_mode", *info.gtid_strict_mode ? "ON" : "OFF");
+      if (!*info.gtid_strict_mode) {
+        report.Warn(
+            "gtid_strict_mode is OFF on " + address +
+            ": failover by GTID needs gtid_strict_mode=ON on every server of the topology so sequence "
+            "numbers grow within a domain; set it on the primary and every replica (SET GLOBAL "
+            "gtid_strict_mode=ON, and gtid_strict_mode=ON in my.cnf so that it survives a restart)");
+      }
+    }
+  } else {
+    report.Line("gtid_mode", OrEmpty(info.gtid_mode));
+    report.Line("enforce_gtid_consistency", info.enforce_gtid_consistency.value_or("unknown"));
+    report.Line("gtid_executed", OrEmpty(info.gtid_position));
+    if (info.gtid_purged) report.Line("gtid_purged", OrEmpty(*info.gtid_purged));
+    if (info.gtid_mode != "ON") {
+      report.Warn(fmt::format(
+          "gtid_mode is {} on {}: chsync then resumes by binlog file:position and cannot follow a failover "
+          "to another server; to resume by GTID, set on every server of the topology "
+          "enforce_gtid_consistency=ON{}, then gtid_mode=OFF_PERMISSIVE, ON_PERMISSIVE and ON, one step "
+          "at a time (SET GLOBAL, and in my.cnf)",
+          OrEmpty(info.gtid_mode), address,
+          info.enforce_gtid_consistency.value_or("") == "ON"
+              ? " (already set here)"
+              : " (first WARN, until the error log shows no violating statement)"));
+    }
+  }
+
+  if (!info.replica_channels.has_value()) {
+    const std::string message =
+        info.replica_status_error ? info.replica_status_error->message() : "no answer";
+    report.Line("replica", "unknown: " + info.replica_status_statement + " failed: " + message);
+    std::string grant =
+        info.is_mariadb() && info.version.AtLeast(10, 5, 8) ? "SLAVE MONITOR" : "REPLICATION CLIENT";
+    int code = info.replica_status_error ? info.replica_status_error->server_code() : 0;
+    report.Warn(fmt::format(
+        "cannot tell whether {} is a replica: {} failed{}; a replica feeds a pipe only with {}=ON, which "
+        "chsync check verifies once it may run the statement: GRANT {} ON *.* TO '{}'@'…'",
+        address, info.replica_status_statement, code != 0 ? fmt::format(" (error {})", code) : "",
+        info.log_replica_updates_variable.empty() ? "log_slave_updates" : info.log_replica_updates_variable,
+        grant, options.user));
+    return;
+  }
+  if (!info.is_replica()) {
+    report.Line("replica", "no (" + info.replica_status_statement + " shows no replication channel)");
+    return;
+  }
+  for (const mysql::ReplicaChannel& c : *info.replica_channels) CheckReplicaChannel(info, c, address, report);
+  if (info.is_mariadb() && info.gtid_slave_pos) report.Line("gtid_slave_pos", OrEmpty(*info.gtid_slave_pos));
+
+  const std::string variable =
+      info.log_replica_updates_variable.empty() ? "log_slave_updates" : info.log_replica_updates_variable;
+  const std::string primaries = [&] {
+    std::vector<std::string> all;
+    for (const mysql::ReplicaChannel& c : *info.replica_channels) all.push_back(c.PrimaryAddress());
+    return fmt::format("{}", fmt::join(all, ", "));
+  }();
+  std::string usable;
+  if (!info.log_replica_updates.has_value()) {
+    report.Line(variable, "unknown (the server has no such variable)");
+    usable = "unknown: cannot tell whether its binlog has the replicated transactions";
+    report.Warn(
+        fmt::format("replica {}: neither log_replica_updates nor log_slave_updates is shown, so chsync "
+                    "cannot tell whether its binlog has the transactions it replicates from {}; check "
+                    "that one is ON, or point --source at {}",
+                    address, primaries, primaries));
+  } else if (!*info.log_replica_updates) {
+    report.Line(variable, "OFF: its binlog lacks the replicated transactions");
+    usable = fmt::format("no: {}=OFF", variable);
+    report.Block(fmt::format(
+        "{} is a replica of {} with {}=OFF: its binlog lacks the replicated transactions, so a pipe reading "
+        "from it would miss every change made on the primary; set {}=ON in my.cnf and restart the replica "
+        "(the variable is read-only at runtime), or point --source at {}",
+        address, primaries, variable, variable, primaries));
+  } else {
+    report.Line(variable, "ON: its binlog has the replicated transactions");
+    bool gtid = std::all_of(info.replica_channels->begin(), info.replica_channels->end(),
+                            [](const mysql::ReplicaChannel& c) { return c.UsesGtid(); });
+    bool running = std::all_of(info.replica_channels->begin(), info.replica_channels->end(),
+                               [](const mysql::ReplicaChannel& c) { return c.ThreadsRunning(); });
+    usable = gtid && running ? "yes: it replicates by GTID and keeps up with its primary"
+                             : fmt::format("yes, but {}{}{} (see the warnings)", gtid ? "" : "not by GTID",
+                                           gtid || running ? "" : " and ", running ? "" : "not running");
+  }
+  report.Line("usable as a source", usable);
 }
 
 void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql::TableFilter>& filter,
@@ -148,13 +302,6 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
     report.Line("binlog_row_value_options", fmt::format("not on {}", mysql::FlavorName(info.flavor)));
   }
   report.Line("binlog_checksum", info.binlog_checksum.empty() ? "unknown" : info.binlog_checksum);
-  if (info.is_mariadb()) {
-    report.Line("GTID", "MariaDB GTID, gtid_binlog_pos=" +
-                            (info.gtid_position.empty() ? "(empty)" : info.gtid_position));
-  } else {
-    report.Line("GTID", "gtid_mode=" + info.gtid_mode +
-                            (info.gtid_position.empty() ? "" : ", gtid_executed=" + info.gtid_position));
-  }
   if (info.binlog_retention_seconds == 0) {
     report.Line("binlog retention",
                 "binlogs are not purged automatically (" + info.binlog_retention_source + "=0)");
@@ -186,6 +333,7 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
     report.Block(fmt::format("user '{}' lacks {}: GRANT {} ON *.* TO '{}'@'…'", options.user, name, name,
                              options.user));
   }
+  CheckGtid(info, options, report);
 
   mysql::TableFilter selected = filter ? *filter : mysql::TableFilter::All();
   auto tables = mysql::InspectTables(**conn, selected);
@@ -355,15 +503,25 @@ void CheckCluster(const std::vector<Url>& urls, const CheckOptions& o, Report& r
 }
 
 int RunCheck(const CheckOptions& o) {
-  auto source_url = ParseUrl(o.source);
-  if (!source_url.ok()) {
-    fmt::print(stderr, "chsync check: --source: {}\n", source_url.error().message());
+  // Several --source URLs (a primary and its replicas): each server gets its own section.
+  std::vector<mysql::ConnectOptions> sources;
+  auto set = mysql::SourceSet::Parse(o.source);
+  if (!set.ok()) {
+    fmt::print(stderr, "chsync check: --source: {}\n", set.error().message());
     return kExitUsage;
   }
-  auto source = mysql::OptionsFromUrl(*source_url);
-  if (!source.ok()) {
-    fmt::print(stderr, "chsync check: --source: {}\n", source.error().message());
-    return kExitUsage;
+  for (const std::string& text : set->urls()) {
+    auto source_url = ParseUrl(text);
+    if (!source_url.ok()) {
+      fmt::print(stderr, "chsync check: --source: {}\n", source_url.error().message());
+      return kExitUsage;
+    }
+    auto source = mysql::OptionsFromUrl(*source_url);
+    if (!source.ok()) {
+      fmt::print(stderr, "chsync check: --source: {}\n", source.error().message());
+      return kExitUsage;
+    }
+    sources.push_back(std::move(source).value());
   }
   std::vector<Url> dest_urls;
   for (const std::string& text : clickhouse::SplitUrls(o.dest)) {
@@ -395,7 +553,7 @@ int RunCheck(const CheckOptions& o) {
   }
   Report report;
   fmt::print("chsync check\n");
-  CheckSource(*source, filter, report);
+  for (const mysql::ConnectOptions& source : sources) CheckSource(source, filter, report);
   for (const Url& url : dest_urls) CheckDestination(url, report);
   if (!o.dest_cluster.empty()) CheckCluster(dest_urls, o, report);
   int code = report.Verdict();
@@ -408,7 +566,8 @@ void AddCheckCommand(CLI::App& app, RunFunction& run) {
   CLI::App* sub =
       app.add_subcommand("check", "Preflight: check that a source and a destination can run a pipe");
   sub->add_option("--source", options->source,
-                  "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD)")
+                  "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD); several, "
+                  "comma-separated: a primary and its replicas, each checked")
       ->required();
   sub->add_option(
          "--dest", options->dest,

@@ -32,7 +32,8 @@ extern "C" void OnStopSignal(int /*signal*/) {
 struct RunFlags {
   std::string config_file;
   std::optional<std::string> source, dest, tables, state, dest_database, log_level, dest_cluster,
-      dest_replication_path;
+      dest_replication_path, on_binlog_gap;
+  std::optional<uint64_t> failover_after_ms;
   std::optional<uint32_t> server_id;
   std::optional<unsigned> snapshot_parallelism;
   std::optional<uint64_t> snapshot_chunk_rows, batch_rows, batch_age_ms, batch_bytes;
@@ -59,6 +60,15 @@ int RunOrResync(const RunFlags& f, bool resync) {
   if (f.dest_cluster) config.dest_cluster = *f.dest_cluster;
   if (f.dest_replication_path) config.dest_replication_path = *f.dest_replication_path;
   if (f.log_level) config.log_level = *f.log_level;
+  if (f.failover_after_ms) config.failover_after_ms = *f.failover_after_ms;
+  if (f.on_binlog_gap) {
+    auto gap = pipe::ParseBinlogGap(*f.on_binlog_gap);
+    if (!gap.ok()) {
+      fmt::print(stderr, "chsync {}: --on-binlog-gap: {}\n", name, gap.error().message());
+      return kExitUsage;
+    }
+    config.on_binlog_gap = *gap;
+  }
   if (f.server_id) config.server_id = *f.server_id;
   if (f.snapshot_parallelism) config.snapshot_parallelism = *f.snapshot_parallelism;
   if (f.snapshot_chunk_rows) config.snapshot_chunk_rows = *f.snapshot_chunk_rows;
@@ -111,8 +121,17 @@ int RunOrResync(const RunFlags& f, bool resync) {
 }
 
 void AddFlags(CLI::App* sub, RunFlags& f) {
-  sub->add_option("--source", f.source,
-                  "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD)");
+  sub->add_option(
+      "--source", f.source,
+      "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD); several, "
+      "comma-separated: a primary and its replicas, followed by GTID on failover (docs/failover.md)");
+  sub->add_option("--failover-after-ms", f.failover_after_ms,
+                  "with several --source servers: how long the current one may stay unreachable before "
+                  "chsync moves to another (default 30000)")
+      ->check(CLI::Range(uint64_t{0}, uint64_t{86400000}));
+  sub->add_option("--on-binlog-gap", f.on_binlog_gap,
+                  "fail (default) or resync: what to do when the source no longer has the binlog this pipe "
+                  "must resume from");
   sub->add_option(
       "--dest", f.dest,
       "http(s)://USER:PASSWORD@HOST:PORT (ClickHouse server; several, comma-separated: the "

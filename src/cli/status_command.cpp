@@ -85,8 +85,19 @@ int RunStatusCommand(const StatusOptions& o) {
   fmt::print("state          {}\n", o.state);
   fmt::print("pipe           {}{}\n", running ? "running" : "not running",
              run.phase.empty() ? "" : fmt::format(" (last phase: {}, pid {})", run.phase, run.pid));
+  if (c.source) {
+    // The server the checkpoint's positions are on, which is the one the pipe reads from.
+    std::string source = "server_id " + std::to_string(c.source->server_id);
+    if (!c.source->server_uuid.empty()) source += " (" + c.source->server_uuid + ")";
+    if (!c.source->address.empty()) source += " at " + c.source->address;
+    fmt::print("source         {}\n", source);
+  }
   fmt::print("position       {}:{}{}\n", c.resume.file, c.resume.position,
              c.resume.gtid_set.empty() ? "" : " (GTID " + c.resume.gtid_set + ")");
+  if (run.binlog_gap_resyncs != 0) {
+    fmt::print("binlog gaps    {} (every table copied again, on_binlog_gap: resync)\n",
+               run.binlog_gap_resyncs);
+  }
   fmt::print("stream start   {}:{}\n", c.stream_start.file, c.stream_start.position);
   if (!run.destination.empty()) fmt::print("destination    {}\n", run.destination);
   fmt::print("checkpoint     saved {}\n", Ago(c.saved_at_ms, now));

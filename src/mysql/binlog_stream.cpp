@@ -113,6 +113,9 @@ Result<BinlogCoordinate> CurrentBinlogPosition(Connection& conn) {
   }
   BinlogCoordinate c;
   c.file = *result->rows[0][file_col];
+  if (int gtid_col = result->ColumnIndex("Executed_Gtid_Set"); gtid_col >= 0 && result->rows[0][gtid_col]) {
+    c.gtid_set = *result->rows[0][gtid_col];
+  }
   const std::string& pos = *result->rows[0][pos_col];
   auto [ptr, ec] = std::from_chars(pos.data(), pos.data() + pos.size(), c.position);
   if (ec != std::errc() || ptr != pos.data() + pos.size()) {

@@ -18,6 +18,8 @@ namespace chsync::mysql {
 struct BinlogCoordinate {
   std::string file;
   uint64_t position = 0;
+  /// MySQL: Executed_Gtid_Set at that position, when CurrentBinlogPosition read it ("" otherwise).
+  std::string gtid_set;
 
   /// "binlog.000042:1234".
   std::string ToString() const;

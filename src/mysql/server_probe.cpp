@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
+#include <initializer_list>
 #include <map>
 
 namespace chsync::mysql {
@@ -26,6 +28,36 @@ uint64_t ToU64(const std::string& s) {
   uint64_t v = 0;
   std::from_chars(s.data(), s.data() + s.size(), v);
   return v;
+}
+
+/// `text` as a number when it is digits only; nullopt for "", "-1", "12x" or an overflow.
+std::optional<uint64_t> WholeNumber(std::string_view text) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [next, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || next != end) return std::nullopt;
+  return v;
+}
+
+bool IsOn(const std::string& s) {
+  return Upper(s) == "ON" || s == "1";
+}
+
+std::string WithoutNewlines(std::string s) {
+  s.erase(std::remove(s.begin(), s.end(), '\n'), s.end());
+  return s;
+}
+
+/// The value of the first of `names` that the result has as a column, in `row`; nullopt when it
+/// has none of them or the value is NULL.
+std::optional<std::string> Column(const QueryResult& result,
+                                  const std::vector<std::optional<std::string>>& row,
+                                  std::initializer_list<std::string_view> names) {
+  for (std::string_view name : names) {
+    int i = result.ColumnIndex(name);
+    if (i >= 0 && static_cast<size_t>(i) < row.size()) return row[static_cast<size_t>(i)];
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -83,6 +115,45 @@ std::vector<std::string> ServerInfo::MissingReplicationPrivileges() const {
   return missing;
 }
 
+std::string ReplicaChannel::PrimaryAddress() const {
+  std::string h = primary_host.find(':') != std::string::npos ? "[" + primary_host + "]" : primary_host;
+  return h + ":" + std::to_string(primary_port);
+}
+
+bool ReplicaChannel::ThreadsRunning() const {
+  return io_running == "Yes" && sql_running == "Yes";
+}
+
+bool ReplicaChannel::UsesGtid() const {
+  if (using_gtid) return *using_gtid == "Slave_Pos" || *using_gtid == "Current_Pos";
+  return auto_position.value_or(false);
+}
+
+std::vector<ReplicaChannel> ParseReplicaStatus(const QueryResult& result) {
+  std::vector<ReplicaChannel> out;
+  for (const auto& row : result.rows) {
+    ReplicaChannel c;
+    c.primary_host = Column(result, row, {"Source_Host", "Master_Host"}).value_or("");
+    if (c.primary_host.empty()) continue;
+    c.name = Column(result, row, {"Channel_Name", "Connection_name"}).value_or("");
+    uint64_t port = ToU64(Column(result, row, {"Source_Port", "Master_Port"}).value_or("0"));
+    c.primary_port = port <= UINT16_MAX ? static_cast<uint16_t>(port) : 0;
+    c.io_running = Column(result, row, {"Replica_IO_Running", "Slave_IO_Running"}).value_or("");
+    c.sql_running = Column(result, row, {"Replica_SQL_Running", "Slave_SQL_Running"}).value_or("");
+    c.seconds_behind =
+        WholeNumber(Column(result, row, {"Seconds_Behind_Source", "Seconds_Behind_Master"}).value_or(""));
+    if (result.ColumnIndex("Using_Gtid") >= 0)
+      c.using_gtid = Column(result, row, {"Using_Gtid"}).value_or("");
+    if (result.ColumnIndex("Auto_Position") >= 0) {
+      c.auto_position = Column(result, row, {"Auto_Position"}).value_or("0") == "1";
+    }
+    c.last_io_error = Column(result, row, {"Last_IO_Error"}).value_or("");
+    c.last_sql_error = Column(result, row, {"Last_SQL_Error"}).value_or("");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 std::set<std::string> ParseGlobalPrivileges(const std::vector<std::string>& grant_lines) {
   std::set<std::string> out;
   for (const std::string& line : grant_lines) {
@@ -117,6 +188,11 @@ const char* BinlogStatusStatement(bool mariadb, const ServerVersion& version) {
   return version.AtLeast(8, 2) ? "SHOW BINARY LOG STATUS" : "SHOW MASTER STATUS";
 }
 
+const char* ReplicaStatusStatement(bool mariadb, const ServerVersion& version) {
+  if (mariadb) return "SHOW ALL SLAVES STATUS";
+  return version.AtLeast(8, 0, 22) ? "SHOW REPLICA STATUS" : "SHOW SLAVE STATUS";
+}
+
 Result<ServerInfo> Probe(Connection& conn) {
   ServerInfo info;
   CHSYNC_ASSIGN_OR_RETURN(QueryResult vars,
@@ -124,7 +200,10 @@ Result<ServerInfo> Probe(Connection& conn) {
                                      "'version','version_comment','server_id','log_bin','binlog_format',"
                                      "'binlog_row_image','binlog_row_metadata','binlog_row_value_options',"
                                      "'binlog_checksum','gtid_mode','gtid_executed','gtid_binlog_pos',"
-                                     "'binlog_expire_logs_seconds','expire_logs_days','aurora_version')"));
+                                     "'binlog_expire_logs_seconds','expire_logs_days','aurora_version',"
+                                     "'enforce_gtid_consistency','gtid_purged','gtid_strict_mode',"
+                                     "'gtid_domain_id','gtid_binlog_state','gtid_slave_pos',"
+                                     "'log_replica_updates','log_slave_updates')"));
   std::map<std::string, std::string> v;
   for (const auto& row : vars.rows) {
     if (row.size() >= 2 && row[0]) v[*row[0]] = row[1].value_or("");
@@ -153,11 +232,23 @@ Result<ServerInfo> Probe(Connection& conn) {
   if (info.is_mariadb()) {
     info.gtid_mode = "ON";
     info.gtid_position = v["gtid_binlog_pos"];
+    if (v.count("gtid_strict_mode")) info.gtid_strict_mode = IsOn(v["gtid_strict_mode"]);
+    if (v.count("gtid_domain_id")) info.gtid_domain_id = static_cast<uint32_t>(ToU64(v["gtid_domain_id"]));
+    if (v.count("gtid_binlog_state")) info.gtid_binlog_state = v["gtid_binlog_state"];
+    if (v.count("gtid_slave_pos")) info.gtid_slave_pos = v["gtid_slave_pos"];
   } else {
     info.gtid_mode = v.count("gtid_mode") ? Upper(v["gtid_mode"]) : "OFF";
-    info.gtid_position = v["gtid_executed"];
-    info.gtid_position.erase(std::remove(info.gtid_position.begin(), info.gtid_position.end(), '\n'),
-                             info.gtid_position.end());
+    info.gtid_position = WithoutNewlines(v["gtid_executed"]);
+    if (v.count("enforce_gtid_consistency"))
+      info.enforce_gtid_consistency = Upper(v["enforce_gtid_consistency"]);
+    if (v.count("gtid_purged")) info.gtid_purged = WithoutNewlines(v["gtid_purged"]);
+  }
+  for (const char* name : {"log_replica_updates", "log_slave_updates"}) {
+    if (v.count(name)) {
+      info.log_replica_updates = IsOn(v[name]);
+      info.log_replica_updates_variable = name;
+      break;
+    }
   }
 
   uint64_t seconds = v.count("binlog_expire_logs_seconds") ? ToU64(v["binlog_expire_logs_seconds"]) : 0;
@@ -184,6 +275,16 @@ Result<ServerInfo> Probe(Connection& conn) {
     return std::move(status).error();
   } else {
     info.binlog_status_error = status.error();
+  }
+
+  info.replica_status_statement = ReplicaStatusStatement(info.is_mariadb(), info.version);
+  auto replica = conn.Query(info.replica_status_statement);
+  if (replica.ok()) {
+    info.replica_channels = ParseReplicaStatus(*replica);
+  } else if (replica.error().kind() == ErrorKind::kNetwork) {
+    return std::move(replica).error();
+  } else {
+    info.replica_status_error = replica.error();
   }
 
   auto grants = conn.Query("SHOW GRANTS");

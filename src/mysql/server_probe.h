@@ -22,6 +22,37 @@ struct ServerVersion {
   std::string ToString() const;
 };
 
+/// One replication channel of a server that is itself a replica: a row of SHOW REPLICA STATUS
+/// (MySQL ≥ 8.0.22), SHOW SLAVE STATUS (older MySQL) or SHOW ALL SLAVES STATUS (MariaDB). Columns
+/// are read by name in either spelling (Source_Host or Master_Host, Replica_IO_Running or
+/// Slave_IO_Running, …); a column the server does not have leaves its field empty or unset.
+struct ReplicaChannel {
+  std::string name;          ///< MariaDB Connection_name, MySQL Channel_Name; "" for the default one
+  std::string primary_host;  ///< Source_Host / Master_Host
+  uint16_t primary_port = 0;
+  std::string io_running;   ///< Yes, No or Connecting
+  std::string sql_running;  ///< Yes or No
+  /// Seconds_Behind_Source / Seconds_Behind_Master; unset when NULL (a thread is not running).
+  std::optional<uint64_t> seconds_behind;
+  /// MariaDB Using_Gtid: Slave_Pos, Current_Pos or No; unset on MySQL.
+  std::optional<std::string> using_gtid;
+  /// MySQL Auto_Position (1: positioned by GTID); unset on MariaDB.
+  std::optional<bool> auto_position;
+  std::string last_io_error;   ///< Last_IO_Error, "" when none
+  std::string last_sql_error;  ///< Last_SQL_Error, "" when none
+
+  /// "host:port" of the primary, IPv6 hosts in brackets.
+  std::string PrimaryAddress() const;
+  /// Both the IO and the SQL thread run (Yes): the replica keeps up with its primary.
+  bool ThreadsRunning() const;
+  /// The channel positions by GTID: Using_Gtid Slave_Pos or Current_Pos, or Auto_Position=1.
+  bool UsesGtid() const;
+};
+
+/// The channels in the result of a replica status statement, one per row; empty when the server
+/// is no replica (the statement returns no row). Rows without a primary host are skipped.
+std::vector<ReplicaChannel> ParseReplicaStatus(const QueryResult& result);
+
 /// What the preflight and the pipe need to know about a source server. Filled by Probe().
 struct ServerInfo {
   Flavor flavor = Flavor::kMySQL;
@@ -46,6 +77,31 @@ struct ServerInfo {
   std::string gtid_mode;
   /// MySQL: gtid_executed. MariaDB: gtid_binlog_pos.
   std::string gtid_position;
+  /// MySQL: enforce_gtid_consistency (OFF, ON, WARN); unset on MariaDB.
+  std::optional<std::string> enforce_gtid_consistency;
+  /// MySQL: gtid_purged, the GTIDs no longer in any binlog (newlines removed); unset on MariaDB.
+  std::optional<std::string> gtid_purged;
+  /// MariaDB: gtid_strict_mode; unset on MySQL.
+  std::optional<bool> gtid_strict_mode;
+  /// MariaDB: gtid_domain_id; unset on MySQL.
+  std::optional<uint32_t> gtid_domain_id;
+  /// MariaDB: gtid_binlog_state, the last GTID per domain and server id in the binlogs.
+  std::optional<std::string> gtid_binlog_state;
+  /// MariaDB: gtid_slave_pos, the last GTID per domain this server applied as a replica.
+  std::optional<std::string> gtid_slave_pos;
+  /// Whether a replica writes the transactions it applies to its own binlog: log_replica_updates
+  /// (MySQL ≥ 8.0.26) or log_slave_updates; unset when the server has neither variable.
+  std::optional<bool> log_replica_updates;
+  std::string log_replica_updates_variable;  ///< the variable it came from, for the report
+
+  /// The statement this version uses for the replica status.
+  std::string replica_status_statement;
+  /// The server's replication channels: empty when it is no replica, unset when the statement was
+  /// refused (replica_status_error says why).
+  std::optional<std::vector<ReplicaChannel>> replica_channels;
+  std::optional<Error> replica_status_error;
+  /// True when the server replicates from a primary (known, and at least one channel).
+  bool is_replica() const { return replica_channels.has_value() && !replica_channels->empty(); }
 
   /// Automatic binlog purge age in seconds; 0 when binlogs are never purged automatically.
   uint64_t binlog_retention_seconds = 0;
@@ -69,8 +125,13 @@ struct ServerInfo {
 /// SHOW MASTER STATUS before.
 const char* BinlogStatusStatement(bool mariadb, const ServerVersion& version);
 
+/// The statement that shows a server's replication channels: SHOW ALL SLAVES STATUS (MariaDB, every
+/// named connection), SHOW REPLICA STATUS (MySQL ≥ 8.0.22), SHOW SLAVE STATUS before.
+const char* ReplicaStatusStatement(bool mariadb, const ServerVersion& version);
+
 /// Reads everything in ServerInfo over `conn`. Only a lost connection fails the probe; a statement
-/// the server refuses leaves its fields empty (binlog_status_error says why).
+/// the server refuses leaves its fields empty or unset (binlog_status_error and
+/// replica_status_error say why).
 Result<ServerInfo> Probe(Connection& conn);
 
 /// Parses the global privileges from SHOW GRANTS lines ("GRANT SELECT, REPLICATION SLAVE ON *.* TO …").

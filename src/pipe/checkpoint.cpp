@@ -21,6 +21,7 @@ const char* StateName(TableSnapshot::State s) {
 ordered_json PositionToJson(const SourcePosition& p) {
   ordered_json j{{"file", p.file}, {"position", p.position}, {"gtid_set", p.gtid_set}};
   if (p.version_shift != 0) j["version_shift"] = p.version_shift;
+  if (p.sequence_base != 0) j["sequence_base"] = p.sequence_base;
   return j;
 }
 
@@ -30,6 +31,7 @@ SourcePosition PositionFromJson(const ordered_json& j) {
   p.position = j.at("position").get<uint64_t>();
   p.gtid_set = j.at("gtid_set").get<std::string>();
   if (j.contains("version_shift")) p.version_shift = j.at("version_shift").get<uint64_t>();
+  if (j.contains("sequence_base")) p.sequence_base = j.at("sequence_base").get<int64_t>();
   return p;
 }
 
@@ -108,6 +110,7 @@ std::string ToJson(const Checkpoint& c) {
                  {"schemas", c.schemas}};
   if (c.source) {
     j["source"] = ordered_json{{"server_id", c.source->server_id}, {"server_uuid", c.source->server_uuid}};
+    if (!c.source->address.empty()) j["source"]["address"] = c.source->address;
   }
   return j.dump(2) + "\n";
 }
@@ -148,7 +151,8 @@ Result<Checkpoint> FromJson(std::string_view text) {
     if (j.contains("source")) {
       const auto& source = j.at("source");
       c.source =
-          SourceIdentity{source.at("server_id").get<uint32_t>(), source.at("server_uuid").get<std::string>()};
+          SourceIdentity{source.at("server_id").get<uint32_t>(), source.at("server_uuid").get<std::string>(),
+                         source.contains("address") ? source.at("address").get<std::string>() : ""};
     }
     if (j.contains("pending_xa")) {
       for (const auto& x : j.at("pending_xa")) {

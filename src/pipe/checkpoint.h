@@ -20,6 +20,10 @@ struct SourcePosition {
   /// it (see row_version.h): part of the position, so that a replay from here numbers rows as the
   /// first pass did. 0 at the start of every file.
   uint64_t version_shift = 0;
+  /// Added to `file`'s sequence number in row versions (row_version.h). 0 on the server a pipe
+  /// started on; set when the pipe moved to another server (failover.cpp), whose binlog files are
+  /// numbered apart, so that versions keep growing across the move.
+  int64_t sequence_base = 0;
 
   bool operator==(const SourcePosition&) const = default;
 };
@@ -77,6 +81,12 @@ struct RebuildState {
 struct SourceIdentity {
   uint32_t server_id = 0;
   std::string server_uuid;  ///< MySQL's @@server_uuid; empty on MariaDB, which has none
+  /// host:port the pipe reached it at (for `chsync status`; not part of the identity's test).
+  std::string address;
+
+  bool SameServer(const SourceIdentity& other) const {
+    return server_id == other.server_id && server_uuid == other.server_uuid;
+  }
 
   bool operator==(const SourceIdentity&) const = default;
 };

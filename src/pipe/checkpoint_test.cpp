@@ -10,8 +10,8 @@ namespace {
 Checkpoint Sample() {
   Checkpoint c;
   c.stream_start = {"binlog.000007", 5000000000ull, "0-1-42"};
-  c.resume = {"binlog.000009", 4, "0-1-99,1-2-3", 12345};
-  c.source = SourceIdentity{101, "3e11fa47-71ca-11e1-9e33-c80aa9429562"};
+  c.resume = {"binlog.000009", 4, "0-1-99,1-2-3", 12345, -6};
+  c.source = SourceIdentity{101, "3e11fa47-71ca-11e1-9e33-c80aa9429562", "db2.internal:3306"};
   c.pending_xa.push_back({"X'61',X'',1", "binlog.000009:682", "xa-000009-682.rows"});
   c.schemas = "table shop.orders\ncolumn id int\n\"quoted\" \\ text\n";
   c.snapshot.push_back({"shop", "orders", TableSnapshot::State::kDone, "[5000]", 5000});

@@ -185,7 +185,17 @@ Status Apply(const YAML::Node& map, const std::string& prefix, const std::string
 
 const std::map<std::string, Setter>& Setters() {
   static const std::map<std::string, Setter> setters = {
-      {"source", String(&PipeConfig::source)},
+      {"source", UrlList(&PipeConfig::source)},
+      {"failover.after_ms", Number(&PipeConfig::failover_after_ms, 0, 86400000)},
+      {"on_binlog_gap",
+       [](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+         std::string value;
+         CHSYNC_RETURN_IF_ERROR(ReadString(n, where, "", value));
+         auto gap = ParseBinlogGap(value);
+         if (!gap.ok()) return ConfigError(where, "", gap.error().message());
+         c.on_binlog_gap = *gap;
+         return Status::Ok();
+       }},
       {"dest", UrlList(&PipeConfig::dest)},
       {"dest_cluster", String(&PipeConfig::dest_cluster)},
       {"dest_replication_path", String(&PipeConfig::dest_replication_path)},
@@ -233,6 +243,12 @@ Status LoadConfigFile(const std::string& path, PipeConfig& config) {
   std::ostringstream text;
   text << in.rdbuf();
   return LoadConfigText(text.str(), path, config);
+}
+
+Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text) {
+  if (text == "fail") return PipeConfig::BinlogGap::kFail;
+  if (text == "resync") return PipeConfig::BinlogGap::kResync;
+  return Error(ErrorKind::kConfig, "on_binlog_gap must be fail or resync, not '" + std::string(text) + "'");
 }
 
 Status Validate(const PipeConfig& c) {

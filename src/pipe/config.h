@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "common/result.h"
 #include "pipe/schema_policy.h"
@@ -12,7 +13,16 @@ namespace chsync::pipe {
 /// Everything `chsync run`/`resync` needs, from a configuration file (YAML) and flags. Flags win
 /// over the file. A complete example with every key is in docs/configuration.md.
 struct PipeConfig {
-  std::string source;  ///< mysql://USER[:PASSWORD]@HOST[:PORT]
+  /// mysql://USER[:PASSWORD]@HOST[:PORT]; several separated by commas (in the file also a list):
+  /// the primary and its replicas, in the order chsync prefers them (docs/failover.md).
+  std::string source;
+  /// How long the server the pipe reads from may stay unreachable before chsync tries the other
+  /// --source servers (only with more than one).
+  uint64_t failover_after_ms = 30000;
+  /// When the source no longer has the binlog the pipe must resume from (purged, or a server
+  /// without the pipe's GTIDs): kFail stops with an error, kResync copies every table again.
+  enum class BinlogGap { kFail, kResync };
+  BinlogGap on_binlog_gap = BinlogGap::kFail;
   /// http(s)://USER[:PASSWORD]@HOST[:PORT] or file:PATH; several server URLs separated by commas
   /// (in the file also a list): the nodes of one cluster, tried in turn when one fails.
   std::string dest;
@@ -68,5 +78,8 @@ Status LoadConfigText(std::string_view yaml, const std::string& origin, PipeConf
 /// Checks a merged configuration: required settings present, values in range. kConfig errors
 /// say which setting and how to give it (flag and file key).
 Status Validate(const PipeConfig& config);
+
+/// "fail" or "resync" (--on-binlog-gap, file key on_binlog_gap); kConfig otherwise.
+Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text);
 
 }  // namespace chsync::pipe

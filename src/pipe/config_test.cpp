@@ -167,9 +167,9 @@ TEST(PipeConfig, BadValuesAreNamed) {
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.error().message().find("'server_id' must be between 1 and 4294967295"), std::string::npos)
       << s.error().message();
-  s = LoadConfigText("source: [a, b]\n", "p.yaml", c);
+  s = LoadConfigText("source: [a, [b]]\n", "p.yaml", c);  // a list of URLs is fine; nesting is not
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.error().message().find("'source' must be a text value"), std::string::npos)
+  EXPECT_NE(s.error().message().find("'source' must be a list of URLs, one per item"), std::string::npos)
       << s.error().message();
   s = LoadConfigText("source: [a, b\n", "p.yaml", c);
   ASSERT_FALSE(s.ok());
@@ -242,6 +242,35 @@ dest_ddl_timeout_s: 90
   ASSERT_FALSE(nested.ok());
   EXPECT_NE(nested.error().message().find("pipe.yaml:1: 'dest' must be a list of URLs"), std::string::npos)
       << nested.error().message();
+}
+
+TEST(PipeConfig, SourceListFailoverAndBinlogGapPolicy) {
+  PipeConfig c;
+  EXPECT_EQ(c.on_binlog_gap, PipeConfig::BinlogGap::kFail) << "a binlog gap must stop the pipe unless asked";
+  EXPECT_EQ(c.failover_after_ms, 30000u);
+  Status s = LoadConfigText(R"(
+source:
+  - mysql://u@primary:3306
+  - mysql://u@replica:3306
+dest: http://default@ch:8123
+state: /tmp/s
+failover:
+  after_ms: 5000
+on_binlog_gap: resync
+)",
+                            "pipe.yaml", c);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  EXPECT_EQ(c.source, "mysql://u@primary:3306,mysql://u@replica:3306");
+  EXPECT_EQ(c.failover_after_ms, 5000u);
+  EXPECT_EQ(c.on_binlog_gap, PipeConfig::BinlogGap::kResync);
+
+  PipeConfig bad;
+  Status gap = LoadConfigText("on_binlog_gap: skip\n", "pipe.yaml", bad);
+  ASSERT_FALSE(gap.ok());
+  EXPECT_NE(gap.error().message().find("on_binlog_gap must be fail or resync, not 'skip'"), std::string::npos)
+      << gap.error().message();
+  EXPECT_FALSE(ParseBinlogGap("").ok());
+  EXPECT_EQ(*ParseBinlogGap("fail"), PipeConfig::BinlogGap::kFail);
 }
 
 }  // namespace

@@ -76,11 +76,13 @@ Pipe::~Pipe() {
 
 Status Pipe::Open() {
   const PipeConfig& c = request_.config;
-  auto url = ParseUrl(c.source);
-  if (!url.ok()) return std::move(url.error().AddContext("--source"));
-  auto options = mysql::OptionsFromUrl(*url);
-  if (!options.ok()) return std::move(options.error().AddContext("--source"));
-  source_options_ = *options;
+  CHSYNC_ASSIGN_OR_RETURN(sources_, mysql::SourceSet::Parse(c.source));
+  for (const std::string& one : sources_.urls()) {
+    auto url = ParseUrl(one);
+    if (!url.ok()) return std::move(url.error().AddContext("--source"));
+    auto options = mysql::OptionsFromUrl(*url);
+    if (!options.ok()) return std::move(options.error().AddContext("--source"));
+  }
   if (!c.tables.empty()) {
     auto filter = mysql::TableFilter::Parse(c.tables);
     if (!filter.ok()) return std::move(filter.error().AddContext("--tables"));
@@ -89,28 +91,14 @@ Status Pipe::Open() {
   server_id_ = c.server_id != 0 ? c.server_id : ServerIdFromPath(c.state);
 
   CHSYNC_ASSIGN_OR_RETURN(state_, StateDir::Open(c.state));
-  CHSYNC_ASSIGN_OR_RETURN(control_, mysql::Connection::Open(source_options_));
-  CHSYNC_ASSIGN_OR_RETURN(server_, mysql::Probe(*control_));
-  if (!server_.log_bin) {
-    return Error(ErrorKind::kConfig, "binary logging is off on " + source_options_.Address() +
-                                         ": start the server with log_bin (see `chsync check`)");
-  }
-  if (server_.binlog_format != "ROW") {
-    return Error(ErrorKind::kConfig, "binlog_format is " + server_.binlog_format + " on " +
-                                         source_options_.Address() + ": set binlog_format=ROW");
-  }
-  if (server_.binlog_row_image != "FULL") {
-    return Error(ErrorKind::kConfig, "binlog_row_image is " + server_.binlog_row_image + " on " +
-                                         source_options_.Address() + ": set binlog_row_image=FULL");
-  }
-  full_metadata_ = server_.binlog_row_metadata.has_value() && *server_.binlog_row_metadata == "FULL";
-
-  if (server_.is_mariadb()) {
-    source_identity_ = {server_.server_id, ""};
-  } else {
-    CHSYNC_ASSIGN_OR_RETURN(std::optional<std::string> uuid, control_->QueryValue("SELECT @@server_uuid"));
-    source_identity_ = {server_.server_id, uuid.value_or("")};
-  }
+  // The servers in the order given; with a checkpoint, one that holds what the pipe applied.
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> saved, state_->Load());
+  std::vector<size_t> order(sources_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  CHSYNC_RETURN_IF_ERROR(SelectSource(order,
+                                      request_.resync && request_.resync_table.empty() ? std::nullopt : saved,
+                                      c.on_binlog_gap == PipeConfig::BinlogGap::kResync));
+  status_.source = DescribeSource();
 
   // A pipe outlives short outages of its destination (a restart, a network blip): each statement
   // is retried for a few minutes, and then the stream starts again from its last checkpoint.
@@ -201,7 +189,9 @@ Result<SourcePosition> Pipe::StablePoint(const std::vector<std::string>& databas
     CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> after, LoadSourceSchemas(databases, keep));
     if (before == after) {
       SourcePosition position{at.file, at.position, ""};
-      if (server_.is_mariadb()) {
+      if (!server_.is_mariadb() && server_.gtid_mode == "ON") {
+        position.gtid_set = at.gtid_set;  // Executed_Gtid_Set, read with the position
+      } else if (server_.is_mariadb()) {
         auto gtid = control_->QueryValue("SELECT BINLOG_GTID_POS(" + mysql::QuoteString(at.file) + ", " +
                                          std::to_string(at.position) + ")");
         if (gtid.ok() && gtid->has_value()) position.gtid_set = **gtid;
@@ -345,27 +335,6 @@ Status Pipe::LoadState() {
                      (full_metadata_ ? "FULL" : "MINIMAL") + "): run `chsync resync` to start over");
   }
   return Status::Ok();
-}
-
-Status Pipe::CheckSourceIdentity() {
-  if (!checkpoint_.source) {
-    // A checkpoint from before chsync recorded the server: from now on it does.
-    checkpoint_.source = source_identity_;
-    return Status::Ok();
-  }
-  const SourceIdentity& saved = *checkpoint_.source;
-  if (saved == source_identity_) return Status::Ok();
-  auto describe = [](const SourceIdentity& id) {
-    return "server_id " + std::to_string(id.server_id) +
-           (id.server_uuid.empty() ? std::string() : ", server_uuid " + id.server_uuid);
-  };
-  return Error(
-      ErrorKind::kConfig,
-      "the source " + source_options_.Address() + " (" + describe(source_identity_) +
-          ") is not the server this pipe's positions are on (" + describe(saved) + "): resuming at " +
-          Coordinate(checkpoint_.resume.file, checkpoint_.resume.position) +
-          " there would read other bytes. Point --source back at that server, or run `chsync resync` "
-          "to copy every table again from this one");
 }
 
 Status Pipe::BuildTables() {
@@ -535,6 +504,27 @@ Status Pipe::Run() {
     CHSYNC_RETURN_IF_ERROR(LoadState());
     CHSYNC_RETURN_IF_ERROR(ResyncTable(request_.resync_table));
   }
+  while (true) {
+    Status s = CopyAndStream();
+    if (s.ok() || stop_ || !binlog_gap_ || request_.config.on_binlog_gap != PipeConfig::BinlogGap::kResync) {
+      return s;
+    }
+    // on_binlog_gap=resync: what the pipe must read next is gone; copy every table again from
+    // here, as `chsync resync` would, and stream on from there.
+    log::Warn("{}. on_binlog_gap is resync: copying every table again from {}", s.error().message(),
+              DescribeSource());
+    binlog_gap_ = false;
+    gtid_gap_.clear();
+    StopRebuilds();
+    flusher_.reset();
+    tables_.clear();
+    dropped_.clear();
+    CHSYNC_RETURN_IF_ERROR(Initialize());
+    ++status_.binlog_gap_resyncs;
+  }
+}
+
+Status Pipe::CopyAndStream() {
   CHSYNC_RETURN_IF_ERROR(LoadState());
   CHSYNC_RETURN_IF_ERROR(BuildTables());
   if (request_.config.durable_inserts) {

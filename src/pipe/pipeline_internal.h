@@ -26,10 +26,13 @@
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
 #include "mysql/server_probe.h"
+#include "mysql/source_set.h"
 #include "mysql/table_filter.h"
 #include "pipe/checkpoint.h"
+#include "pipe/ddl_journal.h"
 #include "pipe/ddl_policy.h"
 #include "pipe/flusher.h"
+#include "pipe/gtid_progress.h"
 #include "pipe/pipeline.h"
 #include "pipe/row_converter.h"
 #include "pipe/row_version.h"
@@ -100,11 +103,40 @@ class Pipe {
   /// Loads the saved checkpoint (refused when it is another source server's) and the tracked schemas
   /// in it, and removes prepared-XA rows files it no longer names.
   Status LoadState();
-  /// The source server must be the one the checkpoint's positions are on.
+  // failover.cpp: several source servers (docs/failover.md).
+  /// Connects to the first server of `order` (indexes into sources_) that can serve this pipe:
+  /// binary logging as chsync needs it and, when `saved` is another server's checkpoint, every
+  /// transaction the pipe applied (by GTID). It becomes control_, server_, source_options_ and
+  /// source_identity_. When none can, the error names each server and why.
+  /// A server that lacks the pipe's GTIDs is taken only with `accept_gap` (on_binlog_gap=resync:
+  /// the pipe then copies every table again); otherwise that is a binlog gap (BinlogGap).
+  Status SelectSource(const std::vector<size_t>& order, const std::optional<Checkpoint>& saved,
+                      bool accept_gap);
+  /// Why the server at sources_[index] cannot serve the pipe ("" when it can); on success its
+  /// connection and probe are kept in `candidate`.
+  struct Candidate;
+  Status TryCandidate(size_t index, const std::optional<Checkpoint>& saved, Candidate& candidate);
+  /// The checkpoint's positions must be on the server the pipe reads from: a checkpoint of
+  /// another server of the topology is moved onto it by GTID (translated positions, a new
+  /// sequence base for row versions) and saved; without GTIDs that is refused.
   Status CheckSourceIdentity();
+  /// Where, on the current server, the first transaction after `gtid_set` begins (or the end of its
+  /// binlog when it has none yet). kServer 1236 when the server no longer has it.
+  Result<mysql::BinlogCoordinate> LocateGtidStart(const std::string& gtid_set);
+  /// The source has been unreachable long enough: move to another --source server, if one can
+  /// take over. `target` (--until-caught-up) is re-read on the new server.
+  Status FailOver(std::optional<mysql::BinlogCoordinate>& target, bool accept_gap);
+  /// Whether the stream starts from the checkpoint's GTIDs rather than its file:position.
+  bool ResumeByGtid() const;
+  /// The error for a position the source no longer has; marks binlog_gap_.
+  Error BinlogGap(const std::string& what);
+  /// "server_id 11 at 127.0.0.1:3306".
+  std::string DescribeSource() const;
   Status BuildTables();
   Status RebuildWriter(TableState& table);
   Status Snapshot();
+  /// From the saved checkpoint: the tables, what is left of the snapshot, then the stream.
+  Status CopyAndStream();
   bool SnapshotDone() const;
   Status Stopped();
   Status SaveCheckpoint();
@@ -220,6 +252,10 @@ class Pipe {
   /// The kTableRenamed changes of a statement, in order: ClickHouse tables renamed along.
   Status ApplyTableRenames(const binlog::Event& event, const std::string& statement,
                            const std::vector<schema::SchemaChange>& changes);
+  /// Runs `run`, the ClickHouse step `step` of the statement at event.file:event.position, unless
+  /// ddl_journal_ records it as done by an earlier pass over the statement (a crash came before
+  /// the checkpoint after it); records it once `run` succeeded.
+  Status RunStepOnce(const binlog::Event& event, const std::string& step, const std::function<Status()>& run);
   void Record(const std::string& key, const std::string& database, const std::string& position,
               const std::string& statement, const std::vector<std::string>& lines);
   /// A transaction (or a statement outside one) ended at `resume`: the next checkpoint may be there.
@@ -291,6 +327,9 @@ class Pipe {
   /// writers early (batch limits).
   uint64_t xa_group_start_ = 0;
   std::vector<XaBatch> xa_batches_;
+  /// The ClickHouse steps of the last statements that renamed tables (ddl_journal.h); opened by
+  /// the first rename, and again after a failed write.
+  std::optional<DdlJournal> ddl_journal_;
   /// Prepared-XA rows files whose transaction ended: removed once a checkpoint without them is saved.
   std::vector<std::string> obsolete_xa_files_;
   /// Cancels ClickHouse requests and retries a few seconds after stop_ (a watcher thread sets it):
@@ -303,9 +342,15 @@ class Pipe {
   SourceIdentity source_identity_;
   /// Where the last complete transaction ended, with the GTID state there.
   SourcePosition committed_;
-  /// MariaDB: the last GTID per domain as of committed_, and the GTID of the open group.
-  std::map<uint32_t, std::string> gtid_domains_;
-  std::optional<std::pair<uint32_t, std::string>> pending_gtid_;
+  /// The GTIDs applied as of committed_ (committed_.gtid_set is its text at each checkpoint).
+  GtidProgress gtids_;
+  /// The servers of --source, and the one the pipe reads from.
+  mysql::SourceSet sources_;
+  size_t current_source_ = 0;
+  /// Set by TryCandidate when the chosen server lacks the pipe's GTIDs (accepted only with
+  /// on_binlog_gap=resync): why.
+  std::string gtid_gap_;
+  int64_t sequence_base_ = 0;  ///< the base sequence_ was computed with
   std::chrono::steady_clock::time_point last_flush_;
   std::chrono::steady_clock::time_point last_checkpoint_;
   std::string sequence_file_;
@@ -317,6 +362,16 @@ class Pipe {
   bool schemas_dirty_ = false;
   /// The current statement ran in strict mode (its sql_mode).
   bool strict_mode_ = true;
+  /// The last stream session failed because the source did not answer (not ClickHouse).
+  bool source_failed_ = false;
+  /// The source no longer has what the pipe must read next (on_binlog_gap decides).
+  bool binlog_gap_ = false;
+  /// A GTID-started session has not yet seen its first format description (which belongs to the
+  /// start of the file, before the GTID position).
+  bool skip_first_format_ = false;
+  /// What the log said of how the stream starts (said once, and again when it changes).
+  bool said_start_ = false;
+  bool last_by_gtid_ = false;
 };
 
 }  // namespace chsync::pipe

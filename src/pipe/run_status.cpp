@@ -23,6 +23,9 @@ std::string RunStatusToJson(const RunStatus& s) {
                  {"pid", s.pid},
                  {"updated_at_ms", s.updated_at_ms},
                  {"position", s.position},
+                 {"gtid_position", s.gtid_position},
+                 {"source", s.source},
+                 {"binlog_gap_resyncs", s.binlog_gap_resyncs},
                  {"last_event_time", s.last_event_time},
                  {"rows_applied", s.rows_applied},
                  {"transactions", s.transactions},
@@ -57,6 +60,10 @@ Result<RunStatus> RunStatusFromJson(std::string_view text) {
       r.actions = c.at("actions").get<std::vector<std::string>>();
       s.schema_changes.push_back(std::move(r));
     }
+    // Absent from the status.json of versions before source failover.
+    if (j.contains("gtid_position")) s.gtid_position = j.at("gtid_position").get<std::string>();
+    if (j.contains("source")) s.source = j.at("source").get<std::string>();
+    if (j.contains("binlog_gap_resyncs")) s.binlog_gap_resyncs = j.at("binlog_gap_resyncs").get<uint64_t>();
     // Absent from the status.json of versions before clusters.
     if (j.contains("destination")) s.destination = j.at("destination").get<std::string>();
     // Absent from the status.json of versions before schema-change policies.

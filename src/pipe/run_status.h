@@ -26,7 +26,12 @@ struct RunStatus {
   std::string phase;  ///< "snapshot", "streaming", "stopped", "failed"
   int pid = 0;
   uint64_t updated_at_ms = 0;
-  std::string position;  ///< last applied and checkpointed position
+  std::string position;       ///< last applied and checkpointed position
+  std::string gtid_position;  ///< its GTIDs: MariaDB's position, MySQL's executed set ("" without)
+  /// The server read from: "server_id 11 at 127.0.0.1:3306".
+  std::string source;
+  /// Times this process copied every table again after a binlog gap (on_binlog_gap: resync).
+  uint64_t binlog_gap_resyncs = 0;
   /// Source commit time (binlog event timestamp, seconds) of the last applied transaction; 0 when none.
   uint64_t last_event_time = 0;
   uint64_t rows_applied = 0;  ///< rows written by the stream since this process started

@@ -44,6 +44,27 @@ bool ContainsNoCase(std::string_view haystack, std::string_view needle) {
   return it != haystack.end();
 }
 
+/// Whether `sql` names `identifier` as a word of its own (case-insensitive), quoted or not: "t" is
+/// in `ALTER TABLE t ADD …` and in `\`db\`.\`t\``, not in `ALTER TABLE other …`.
+bool MentionsIdentifier(std::string_view sql, std::string_view identifier) {
+  if (identifier.empty()) return false;
+  auto is_word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '$' ||
+           static_cast<unsigned char>(c) >= 0x80;
+  };
+  auto same = [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  };
+  for (auto it = sql.begin(); it != sql.end(); ++it) {
+    it = std::search(it, sql.end(), identifier.begin(), identifier.end(), same);
+    if (it == sql.end()) return false;
+    const size_t at = static_cast<size_t>(it - sql.begin());
+    const size_t end = at + identifier.size();
+    if ((at == 0 || !is_word(sql[at - 1])) && (end == sql.size() || !is_word(sql[end]))) return true;
+  }
+  return false;
+}
+
 /// ALTER [ONLINE] IGNORE TABLE: the source truncates and clamps values even in strict mode.
 bool IsAlterIgnore(std::string_view sql) {
   std::vector<std::string_view> words;
@@ -127,6 +148,10 @@ Status Pipe::Stream() {
   int failures = 0;
   auto last_progress = std::chrono::steady_clock::now();
   const auto max_backoff = std::chrono::milliseconds(request_.config.retry_max_backoff_ms);
+  const auto failover_after = std::chrono::milliseconds(request_.config.failover_after_ms);
+  // Since when the source server has not answered (unset: it answers).
+  std::chrono::steady_clock::time_point source_down_since{};
+  bool source_down = false;
   while (true) {
     const uint64_t saved_before = checkpoints_saved_;
     bool done = false;
@@ -139,6 +164,30 @@ Status Pipe::Stream() {
     if (checkpoints_saved_ != saved_before) {
       failures = 0;
       last_progress = std::chrono::steady_clock::now();
+    }
+    if (!source_failed_) {
+      source_down = false;
+    } else if (!source_down) {
+      source_down = true;
+      source_down_since = std::chrono::steady_clock::now();
+    } else if (sources_.size() > 1 &&
+               std::chrono::steady_clock::now() - source_down_since >= failover_after) {
+      // The server has not come back: another of the topology takes over, if one can. A replica
+      // that is behind may catch up in a moment: one without the pipe's transactions is taken
+      // (and every table copied again) only with on_binlog_gap=resync, after twice the wait.
+      const bool resync = request_.config.on_binlog_gap == PipeConfig::BinlogGap::kResync;
+      const bool accept_gap =
+          resync && std::chrono::steady_clock::now() - source_down_since >= 2 * failover_after;
+      Status moved = FailOver(target, accept_gap);
+      if (moved.ok()) {
+        source_down = false;
+        failures = 0;
+        last_progress = std::chrono::steady_clock::now();
+        continue;
+      }
+      if (binlog_gap_ && accept_gap) return moved;
+      binlog_gap_ = false;
+      log::Warn("no other source server can take over yet: {}", moved.error().message());
     }
     const auto stalled = std::chrono::steady_clock::now() - last_progress;
     if (request_.config.retry_give_up_after_ms != 0 &&
@@ -165,17 +214,7 @@ Status Pipe::Stream() {
 
 Status Pipe::StartStreamState() {
   committed_ = checkpoint_.resume;
-  gtid_domains_.clear();
-  std::string_view gtids = committed_.gtid_set;
-  while (!gtids.empty()) {
-    size_t comma = gtids.find(',');
-    std::string_view one = Trim(gtids.substr(0, comma));
-    gtids = comma == std::string_view::npos ? std::string_view() : gtids.substr(comma + 1);
-    size_t dash = one.find('-');
-    if (dash == std::string_view::npos) continue;
-    gtid_domains_[static_cast<uint32_t>(
-        std::strtoul(std::string(one.substr(0, dash)).c_str(), nullptr, 10))] = std::string(one);
-  }
+  CHSYNC_ASSIGN_OR_RETURN(gtids_, GtidProgress::Load(committed_.gtid_set, server_.is_mariadb()));
   numbering_.Resume(committed_.file, committed_.version_shift);
   pending_bytes_ = 0;
   xa_batches_.clear();
@@ -220,10 +259,27 @@ Status Pipe::StoppedUnacknowledged(const Error& error) {
 }
 
 Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target, bool& done) {
+  source_failed_ = true;  // until the server answered
   CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<mysql::Connection> conn, mysql::Connection::Open(source_options_));
   mysql::BinlogStreamOptions options;
   options.server_id = server_id_;
   options.start = {committed_.file, committed_.position};
+  const bool by_gtid = ResumeByGtid();
+  if (by_gtid) options.gtid_set = committed_.gtid_set;
+  if (by_gtid != last_by_gtid_ || !said_start_) {
+    if (by_gtid) {
+      log::Info("reading {} from GTID {} (binlog {} there)", DescribeSource(), committed_.gtid_set,
+                Coordinate(committed_.file, committed_.position));
+    } else {
+      log::Info("reading {} from {} by file:position ({})", DescribeSource(),
+                Coordinate(committed_.file, committed_.position),
+                committed_.gtid_set.empty() ? "the checkpoint has no GTID position"
+                                            : "the server has gtid_mode " + server_.gtid_mode);
+    }
+    said_start_ = true;
+    last_by_gtid_ = by_gtid;
+  }
+  skip_first_format_ = by_gtid;
   options.heartbeat_ms =
       static_cast<uint32_t>(std::clamp<uint64_t>(request_.config.batch_max_age_ms / 2, 100, 1000));
   CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<mysql::BinlogStream> stream,
@@ -253,7 +309,7 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
   };
   decoder_ = std::make_unique<binlog::Decoder>(decoder_options);
   boundaries_.Reset();
-  pending_gtid_.reset();
+  gtids_.Discard();
   last_flush_ = last_checkpoint_ = std::chrono::steady_clock::now();
   for (auto& [key, table] : tables_) table->table_map.reset();
 
@@ -275,14 +331,15 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
     auto ev = stream->Next();
     if (!ev.ok()) {
       if (ev.error().server_code() == 1236) {
-        return Error(ErrorKind::kServer,
-                     ev.error().message() + ". The position this pipe must resume from (" +
+        source_failed_ = false;
+        return BinlogGap(ev.error().message() + ". The position this pipe must resume from (" +
                          Coordinate(committed_.file, committed_.position) +
-                         ") is gone from the source: keep binlogs longer and run `chsync resync` to copy "
-                         "the tables again");
+                         (committed_.gtid_set.empty() ? std::string() : ", GTID " + committed_.gtid_set) +
+                         ") is gone from " + DescribeSource());
       }
       return ev.error();
     }
+    source_failed_ = false;
     if (decoder_->file() != ev->at.file) decoder_->SetFile(ev->at.file);
     auto decoded = decoder_->Decode(ev->bytes, ev->at.position);
     if (!decoded.ok()) {
@@ -302,8 +359,13 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
     Status handled = HandleEvent(*decoded, decoded->end_position());
     if (!handled.ok()) return handled;
     bool fake_rotate = ev->artificial && ev->type == static_cast<uint8_t>(binlog::EventType::kRotate);
-    if (!boundaries_.in_transaction() && !ev->artificial &&
-        std::holds_alternative<binlog::FormatDescriptionEvent>(decoded->body)) {
+    const bool format =
+        !ev->artificial && std::holds_alternative<binlog::FormatDescriptionEvent>(decoded->body);
+    if (format && skip_first_format_) {
+      // Started by GTID: the server sends its file's format description, then the transactions
+      // after the GTIDs, skipping those before. The file's start is not a place to resume from.
+      skip_first_format_ = false;
+    } else if (!boundaries_.in_transaction() && format) {
       // A new file began between transactions: resuming here is as good as anywhere.
       committed_.file = ev->at.file;
       committed_.position = decoded->end_position();
@@ -328,8 +390,9 @@ Status Pipe::HandleEvent(const binlog::Event& event, uint64_t outer_end) {
     return Status::Ok();
   }
   if (const auto* gtid = std::get_if<binlog::MariaGtidEvent>(&event.body)) {
-    pending_gtid_.emplace(gtid->domain_id,
-                          fmt::format("{}-{}-{}", gtid->domain_id, event.header.server_id, gtid->seq_no));
+    gtids_.NoteMariaDb(gtid->domain_id, event.header.server_id, gtid->seq_no);
+  } else if (const auto* mysql_gtid = std::get_if<binlog::GtidEvent>(&event.body)) {
+    if (!mysql_gtid->anonymous) gtids_.NoteMySql(mysql_gtid->sid, mysql_gtid->tag, mysql_gtid->gno);
   }
   const std::optional<std::string> open_before = boundaries_.open_xa();
   Boundary boundary = boundaries_.Observe(event, outer_end);
@@ -409,7 +472,12 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
     // Which replicated tables could the statement be about?
     std::string concerned;
     for (const auto& [key, table] : tables_) {
-      if (!ContainsNoCase(sql, table->dest.source.name)) continue;
+      // The statement must name the table, and run in its database or name that too.
+      const schema::TableSchema& source = table->dest.source;
+      if (!MentionsIdentifier(sql, source.name)) continue;
+      const bool in_its_database =
+          query.database.size() == source.database.size() && ContainsNoCase(query.database, source.database);
+      if (!in_its_database && !MentionsIdentifier(sql, source.database)) continue;
       if (table->stream_from &&
           mysql::CompareCoordinates({std::string(event.file), event.position},
                                     {table->stream_from->file, table->stream_from->position}) < 0) {
@@ -603,10 +671,34 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
   return Status::Ok();
 }
 
+Status Pipe::RunStepOnce(const binlog::Event& event, const std::string& step,
+                         const std::function<Status()>& run) {
+  const DdlStep key{std::string(event.file), event.position, step};
+  if (ddl_journal_->Done(key)) {
+    log::Info("{}: done in ClickHouse before the restart, not run again", key.ToString());
+    return Status::Ok();
+  }
+  CHSYNC_RETURN_IF_ERROR(run());
+  Status recorded = ddl_journal_->Record(key);
+  if (!recorded.ok()) ddl_journal_.reset();  // its file may end in a torn line: read it again first
+  return recorded;
+}
+
 Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& statement,
                                const std::vector<schema::SchemaChange>& changes) {
   const std::string position = Coordinate(event.file, event.position);
-  for (const schema::SchemaChange& change : changes) {
+  // Renaming again what a crash let rename already would move the wrong table: after `RENAME TABLE t
+  // TO _t_del, _t_gho TO t`, `t` is the former `_t_gho`. Each ClickHouse step is recorded in the
+  // journal once done, and skipped when the statement is replayed; the bookkeeping around the steps
+  // is done on every pass. The checkpoint at the statement's start is saved (ApplySchemaChanges):
+  // the steps of statements before it are never replayed.
+  if (!ddl_journal_) {
+    CHSYNC_ASSIGN_OR_RETURN(DdlJournal journal, DdlJournal::Open(state_->path()));
+    ddl_journal_ = std::move(journal);
+  }
+  CHSYNC_RETURN_IF_ERROR(ddl_journal_->Forget(checkpoint_.resume.file, checkpoint_.resume.position));
+  for (size_t index = 0; index < changes.size(); ++index) {
+    const schema::SchemaChange& change = changes[index];
     if (change.kind != schema::SchemaChange::Kind::kTableRenamed) continue;
     const schema::TableName& from = change.old_table;
     const schema::TableName& to = change.table;
@@ -629,9 +721,13 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
       CHSYNC_RETURN_IF_ERROR(CancelRebuild(*state));
       CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
       if (dropped_.contains(to_key) || replicate_to) {
-        CHSYNC_RETURN_IF_ERROR(MakeRoom(to_target, to.name, fmt::format("{}_{}", sequence, event.position)));
+        CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/room", index), [&] {
+          return MakeRoom(to_target, to.name, fmt::format("{}_{}", sequence, event.position));
+        }));
       }
-      CHSYNC_RETURN_IF_ERROR(RenameDestination(from_target, from.name, to_target, to.name));
+      CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/rename", index), [&] {
+        return RenameDestination(from_target, from.name, to_target, to.name);
+      }));
       std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
         return s.database == from.database && s.table == from.name;
       });
@@ -692,7 +788,11 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
       schema = tracker_.Find(to.database, to.name);
     }
     CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
-    CHSYNC_RETURN_IF_ERROR(MakeRoom(to_target, to.name, fmt::format("{}_{}", sequence, event.position)));
+    // Run again after the rebuild below swapped its copy in (and a crash came), it would move the
+    // copy aside.
+    CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/room", index), [&] {
+      return MakeRoom(to_target, to.name, fmt::format("{}_{}", sequence, event.position));
+    }));
     auto state = std::make_unique<TableState>();
     state->dest = NewDestination(*schema, caps_);
     TableState& added = *state;
@@ -737,19 +837,10 @@ void Pipe::RecordSchemaChange(const std::string& database, const SchemaChangeRec
 }
 
 Status Pipe::EndTransaction(const binlog::Event& event, uint64_t resume, bool force_checkpoint) {
-  if (pending_gtid_) {
-    gtid_domains_[pending_gtid_->first] = pending_gtid_->second;
-    pending_gtid_.reset();
-  }
+  gtids_.Commit();
   committed_.file = std::string(event.file);
   committed_.position = resume;
   committed_.version_shift = numbering_.shift();
-  std::string gtids;
-  for (const auto& [domain, gtid] : gtid_domains_) {
-    if (!gtids.empty()) gtids += ',';
-    gtids += gtid;
-  }
-  committed_.gtid_set = std::move(gtids);
   if (schemas_dirty_) {
     checkpoint_.schemas = tracker_.Serialize();
     schemas_dirty_ = false;
@@ -994,9 +1085,11 @@ Status Pipe::FinishXa(const binlog::Event& event, const Boundary& boundary, bool
 
 Status Pipe::FlushAndCheckpoint() {
   CHSYNC_RETURN_IF_ERROR(FlushAll());
+  committed_.gtid_set = gtids_.ToString();
   checkpoint_.resume = committed_;
   SyncDestinations();
   status_.position = Coordinate(committed_.file, committed_.position);
+  status_.gtid_position = committed_.gtid_set;
   status_.destination = DestinationLine();
   // Saved by the flusher once every row queued before it is in ClickHouse.
   auto save = [this, checkpoint = checkpoint_, status = status_,
@@ -1018,9 +1111,20 @@ Status Pipe::FlushAndCheckpoint() {
 }
 
 Result<uint32_t> Pipe::FileSequence(std::string_view file) {
-  if (file != sequence_file_) {
-    CHSYNC_ASSIGN_OR_RETURN(sequence_, BinlogFileSequence(file));
+  if (file != sequence_file_ || sequence_base_ != committed_.sequence_base) {
+    CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, BinlogFileSequence(file));
+    // After a move to another server (failover.cpp) its files count on from the previous one's.
+    const int64_t counted = static_cast<int64_t>(sequence) + committed_.sequence_base;
+    if (counted < 1 || counted > static_cast<int64_t>(kMaxFileSequence)) {
+      return Error(
+          ErrorKind::kUnsupported,
+          fmt::format("binlog {} counts as file {} of this pipe (sequence base {}), beyond the {} files "
+                      "row versions can number: run `chsync resync` to copy the tables into fresh ones",
+                      file, counted, committed_.sequence_base, kMaxFileSequence));
+    }
+    sequence_ = static_cast<uint32_t>(counted);
     sequence_file_ = std::string(file);
+    sequence_base_ = committed_.sequence_base;
   }
   return sequence_;
 }

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "common/url.h"
 #include "mysql/connection.h"
@@ -175,6 +177,134 @@ TEST(CheckCommand, ClosedPortsNameTheAddress) {
   EXPECT_NE(r.output.find("destination http://127.0.0.1:1"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("secret-3"), std::string::npos) << "password printed";
   EXPECT_EQ(r.output.find("secret-4"), std::string::npos) << "password printed";
+}
+
+/// The value that `chsync check` printed for `key` on a report line ("  KEY<padded to 26> VALUE"),
+/// "" when there is no such line.
+std::string ReportValue(const std::string& output, const std::string& key) {
+  std::string line = "\n  " + key + std::string(key.size() < 26 ? 26 - key.size() : 0, ' ') + " ";
+  size_t at = output.find(line);
+  if (at == std::string::npos) return "";
+  size_t begin = at + line.size();
+  size_t end = output.find('\n', begin);
+  return output.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+}
+
+/// A value of the server at `url` (`SELECT @@…`), as the all-privileged test user.
+std::string ServerValue(const std::string& url, const std::string& sql) {
+  auto parsed = ParseUrl(url);
+  EXPECT_TRUE(parsed.ok());
+  if (!parsed.ok()) return "";
+  auto options = mysql::OptionsFromUrl(*parsed);
+  EXPECT_TRUE(options.ok());
+  if (!options.ok()) return "";
+  auto conn = mysql::Connection::Open(*options);
+  EXPECT_TRUE(conn.ok()) << conn.error().message();
+  if (!conn.ok()) return "";
+  auto value = (*conn)->QueryValue(sql);
+  EXPECT_TRUE(value.ok()) << sql << ": " << value.error().message();
+  return value.ok() ? value->value_or("") : "";
+}
+
+TEST(CheckCommand, GtidSectionOfStandaloneMariadb) {
+  std::string source = RequireEnv("CHSYNC_TEST_MYSQL_FULL");
+  Admin(source, {"CREATE DATABASE IF NOT EXISTS check_gtid",
+                 "CREATE TABLE IF NOT EXISTS check_gtid.t (id INT PRIMARY KEY)",
+                 "REPLACE INTO check_gtid.t VALUES (1)"});
+  std::string binlog_pos = ServerValue(source, "SELECT @@GLOBAL.gtid_binlog_pos");
+  std::string domain = ServerValue(source, "SELECT @@GLOBAL.gtid_domain_id");
+  std::string strict = ServerValue(source, "SELECT @@GLOBAL.gtid_strict_mode");
+  ASSERT_FALSE(binlog_pos.empty()) << "a transaction was just logged";
+  ProcessResult r = Check(source, RequireEnv("CHSYNC_TEST_CLICKHOUSE"), "check_gtid.*");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  size_t section = r.output.find("\nGTID\n");
+  ASSERT_NE(section, std::string::npos) << r.output;
+  EXPECT_LT(section, r.output.find("\nTables  ")) << "the GTID section follows the source's";
+  EXPECT_EQ(ReportValue(r.output, "gtid_domain_id"), domain) << r.output;
+  // Other tests write to the same server meanwhile: the position printed is at least the one read
+  // before, in the same domain and from this server_id (101).
+  std::string printed = ReportValue(r.output, "gtid_binlog_pos");
+  EXPECT_EQ(printed.rfind(domain + "-101-", 0), 0u) << r.output;
+  EXPECT_NE(printed.find(binlog_pos.substr(0, binlog_pos.rfind('-') + 1)), std::string::npos) << r.output;
+  EXPECT_EQ(ReportValue(r.output, "gtid_strict_mode"), strict == "1" ? "ON" : "OFF") << r.output;
+  if (strict != "1") {
+    EXPECT_NE(r.output.find("warning   gtid_strict_mode is OFF on " + ParseUrl(source)->Address() +
+                            ": failover by GTID needs gtid_strict_mode=ON on every server of the topology so "
+                            "sequence numbers grow within a domain"),
+              std::string::npos)
+        << r.output;
+  }
+  EXPECT_EQ(ReportValue(r.output, "replica"), "no (SHOW ALL SLAVES STATUS shows no replication channel)")
+      << r.output;
+  EXPECT_EQ(r.output.find("usable as a source"), std::string::npos) << r.output;
+}
+
+TEST(CheckCommand, ReplicaStatusRefusedIsAWarningThatNamesTheGrant) {
+  // REPLICATION SLAVE and BINLOG MONITOR are all a pipe needs, but SHOW ALL SLAVES STATUS also
+  // needs SLAVE MONITOR: check then cannot tell whether the source is a replica.
+  std::string admin = RequireEnv("CHSYNC_TEST_MYSQL_FULL");
+  Admin(admin, {"CREATE DATABASE IF NOT EXISTS check_public",
+                "CREATE TABLE IF NOT EXISTS check_public.items (id INT PRIMARY KEY)",
+                "CREATE USER IF NOT EXISTS 'nomonitor'@'%' IDENTIFIED BY 'nomonitor-pw'",
+                "GRANT REPLICATION SLAVE, BINLOG MONITOR ON *.* TO 'nomonitor'@'%'",
+                "GRANT SELECT ON check_public.* TO 'nomonitor'@'%'"});
+  ProcessResult r = Check(WithUser(admin, "nomonitor", "nomonitor-pw"), RequireEnv("CHSYNC_TEST_CLICKHOUSE"),
+                          "check_public.*");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(ReportValue(r.output, "replica").find("unknown: SHOW ALL SLAVES STATUS failed"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("SLAVE MONITOR privilege"), std::string::npos)
+      << "the server's message: " << r.output;
+  EXPECT_NE(r.output.find("warning   cannot tell whether " + ParseUrl(admin)->Address() + " is a replica"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("GRANT SLAVE MONITOR ON *.* TO 'nomonitor'@'…'"), std::string::npos) << r.output;
+  EXPECT_NE(ReportValue(r.output, "gtid_binlog_pos"), "") << "the variables need no privilege: " << r.output;
+}
+
+/// Needs the GTID replica pair of scripts/test-servers (CHSYNC_TEST_MYSQL_PRIMARY and
+/// CHSYNC_TEST_MYSQL_REPLICA): fails without them.
+TEST(CheckCommand, ReplicaIsReportedUsable) {
+  std::string primary = RequireEnv("CHSYNC_TEST_MYSQL_PRIMARY");
+  std::string replica = RequireEnv("CHSYNC_TEST_MYSQL_REPLICA");
+  ASSERT_FALSE(primary.empty() || replica.empty());
+  // A transaction of our own on the primary, and the replica's GTID position once it applied it.
+  Admin(primary, {"CREATE DATABASE IF NOT EXISTS check_replica",
+                  "CREATE TABLE IF NOT EXISTS check_replica.t (id INT PRIMARY KEY, at DATETIME(6))",
+                  "REPLACE INTO check_replica.t VALUES (1, NOW(6))"});
+  std::string applied = ServerValue(primary, "SELECT @@GLOBAL.gtid_binlog_pos");
+  ASSERT_FALSE(applied.empty());
+  std::string slave_pos;
+  for (int i = 0; i < 300 && slave_pos != applied; ++i) {
+    slave_pos = ServerValue(replica, "SELECT @@GLOBAL.gtid_slave_pos");
+    if (slave_pos != applied) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_EQ(slave_pos, applied) << "the replica did not apply the primary's transaction within 30 s";
+  ProcessResult r = Check(replica, RequireEnv("CHSYNC_TEST_CLICKHOUSE"), "check_replica.*");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  std::string of = ReportValue(r.output, "replica of");
+  EXPECT_EQ(of.rfind(ParseUrl(primary)->Address() + ", IO thread Yes, SQL thread Yes, ", 0), 0u) << r.output;
+  EXPECT_EQ(ReportValue(r.output, "log_slave_updates"), "ON: its binlog has the replicated transactions")
+      << r.output;
+  EXPECT_NE(ReportValue(r.output, "  Using_Gtid"), "No") << r.output;
+  EXPECT_EQ(ReportValue(r.output, "usable as a source"),
+            "yes: it replicates by GTID and keeps up with its primary")
+      << r.output;
+  EXPECT_EQ(ReportValue(r.output, "gtid_slave_pos"), applied) << r.output;
+  EXPECT_EQ(ReportValue(r.output, "gtid_binlog_pos"), applied) << "log_slave_updates: " << r.output;
+  EXPECT_EQ(r.output.find("BLOCKING  " + ParseUrl(replica)->Address() + " is a replica"), std::string::npos)
+      << r.output;
+
+  // The whole topology at once, as `chsync run --source PRIMARY,REPLICA` takes it: a section each.
+  ProcessResult both =
+      Check(primary + "," + replica, RequireEnv("CHSYNC_TEST_CLICKHOUSE"), "check_replica.*");
+  EXPECT_EQ(both.exit_code, 0) << both.output;
+  EXPECT_NE(both.output.find("@" + ParseUrl(primary)->Address()), std::string::npos) << both.output;
+  EXPECT_NE(both.output.find("@" + ParseUrl(replica)->Address()), std::string::npos) << both.output;
+  EXPECT_NE(both.output.find("replica                    no"), std::string::npos)
+      << "the primary is no replica:\n"
+      << both.output;
 }
 
 TEST(CheckCommand, BadUsageExitsTwo) {

@@ -96,6 +96,12 @@ void PipeTest::Cleanup() {
   }
 }
 
+void PipeTest::ConnectSource(const std::string& url) {
+  source_url_ = url;
+  conn_ = OpenSource(url);
+  if (conn_ != nullptr) Exec("USE " + db_);
+}
+
 bool PipeTest::Exec(const std::string& sql) {
   if (conn_ == nullptr) return false;
   Status st = conn_->Execute(sql);
@@ -118,9 +124,10 @@ void PipeTest::ExecHidden(const std::vector<std::string>& statements) {
 
 std::vector<std::string> PipeTest::RunArgs(const std::string& tables, bool until_caught_up,
                                            const std::vector<std::string>& extra) const {
-  std::vector<std::string> argv = {ChsyncBinary(), "run",     "--source",    source_url_,
-                                   "--dest",       dest_url_, "--tables",    tables,
-                                   "--state",      state_,    "--server-id", server_id_};
+  std::vector<std::string> argv = {
+      ChsyncBinary(), "run",     "--source",    run_sources_.empty() ? source_url_ : run_sources_,
+      "--dest",       dest_url_, "--tables",    tables,
+      "--state",      state_,    "--server-id", server_id_};
   if (until_caught_up) argv.emplace_back("--until-caught-up");
   if (!cluster_.empty()) {
     argv[5] = RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODES");

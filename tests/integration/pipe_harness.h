@@ -62,6 +62,12 @@ class PipeTest {
   /// Drops the test database at the source and (ClickHouse server) at the destination.
   void Cleanup();
 
+  /// `chsync run` gets `--source urls` (e.g. "PRIMARY,REPLICA") instead of the Init source.
+  void SetRunSources(const std::string& urls) { run_sources_ = urls; }
+  /// From now on statements and comparisons go to the server at `url` (a promoted replica), in
+  /// the test database; records a failure when it cannot connect.
+  void ConnectSource(const std::string& url);
+
   /// Runs a statement at the source (in the test database); records a failure when it fails.
   bool Exec(const std::string& sql);
   void ExecAll(const std::vector<std::string>& statements);
@@ -109,6 +115,7 @@ class PipeTest {
 
  private:
   std::string source_url_;
+  std::string run_sources_;
   std::string dest_url_;
   Dest dest_ = Dest::kServer;
   std::string db_;

@@ -1202,6 +1202,28 @@ TEST_P(OrdinalStopTest, UnparseableDdlOnAReplicatedTableStops) {
       << "row 1001, written after the unparseable statement, must not reach ClickHouse";
 }
 
+// Seen in CI: the same statement on a table of the same name in another database (another pipe's,
+// another test's) stopped this pipe, which does not replicate that database.
+TEST_P(OrdinalStopTest, UnparseableDdlInAnotherDatabaseDoesNotStop) {
+  ASSERT_TRUE(p_.connected());
+  const std::string other = p_.db() + "_other";
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c INT)",
+              "INSERT INTO t SELECT seq, seq * 10, CONCAT('x', seq), seq * 100 FROM seq_1_to_200",
+              "CREATE DATABASE " + other, "CREATE TABLE " + other + ".t (id INT PRIMARY KEY, a INT)",
+              "CREATE TABLE tt (id INT PRIMARY KEY)"});
+  CommandResult r = p_.RunTables(p_.db() + ".t");
+  ASSERT_RUN_OK(r, "(snapshot)");
+  p_.ExecAll({"INSERT INTO t (id, b) VALUES (1000, 'before')", "USE " + other, kUnparseableDdl,
+              "USE " + p_.db(),
+              // Names that merely contain the table's name ("t" in "tt" or in "ALTER TABLE").
+              "ALTER TABLE tt ADD COLUMN g POINT REF_SYSTEM_ID=4326",
+              "INSERT INTO t (id, b) VALUES (1001, 'after')"});
+  r = p_.RunTables(p_.db() + ".t");
+  p_.Exec("DROP DATABASE " + other);
+  ASSERT_RUN_OK(r, "across unparseable statements on other tables named like t");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after unparseable statements on other tables");
+}
+
 INSTANTIATE_TEST_SUITE_P(Destinations, OrdinalStopTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),
                          [](const ::testing::TestParamInfo<Dest>& i) { return DestName(i.param); });
 
