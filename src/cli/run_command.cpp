@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/command.h"
+#include "cli/observe.h"
 #include "common/log.h"
 #include "pipe/config.h"
 #include "pipe/pipeline.h"
@@ -32,8 +33,9 @@ extern "C" void OnStopSignal(int /*signal*/) {
 struct RunFlags {
   std::string config_file;
   std::optional<std::string> source, dest, tables, state, dest_database, log_level, dest_cluster,
-      dest_replication_path, on_binlog_gap;
+      dest_replication_path, on_binlog_gap, log_format, http_listen;
   std::optional<uint64_t> failover_after_ms;
+  std::optional<double> ready_max_lag_s;
   std::optional<uint32_t> server_id;
   std::optional<unsigned> snapshot_parallelism;
   std::optional<uint64_t> snapshot_chunk_rows, batch_rows, batch_age_ms, batch_bytes;
@@ -60,6 +62,9 @@ int RunOrResync(const RunFlags& f, bool resync) {
   if (f.dest_cluster) config.dest_cluster = *f.dest_cluster;
   if (f.dest_replication_path) config.dest_replication_path = *f.dest_replication_path;
   if (f.log_level) config.log_level = *f.log_level;
+  if (f.log_format) config.log_format = *f.log_format;
+  if (f.http_listen) config.http_listen = *f.http_listen;
+  if (f.ready_max_lag_s) config.http_ready_max_lag_s = *f.ready_max_lag_s;
   if (f.failover_after_ms) config.failover_after_ms = *f.failover_after_ms;
   if (f.on_binlog_gap) {
     auto gap = pipe::ParseBinlogGap(*f.on_binlog_gap);
@@ -91,6 +96,7 @@ int RunOrResync(const RunFlags& f, bool resync) {
                 : config.log_level == "warn"  ? log::Level::kWarn
                 : config.log_level == "error" ? log::Level::kError
                                               : log::Level::kInfo);
+  log::SetFormat(config.log_format == "json" ? log::Format::kJson : log::Format::kText);
 
   pipe::RunRequest request;
   request.config = config;
@@ -106,9 +112,24 @@ int RunOrResync(const RunFlags& f, bool resync) {
   sigaction(SIGTERM, &action, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
+  // Serves metrics, probes, the status page and read-only queries until the pipe returns.
+  std::unique_ptr<Observer> observer;
+  if (!config.http_listen.empty()) {
+    auto started = Observer::Start(config);
+    if (!started.ok()) {
+      fmt::print(stderr, "chsync {}: {}\n", name, started.error().message());
+      return kExitUsage;
+    }
+    observer = std::move(*started);
+  }
+
   Status s = pipe::RunPipe(request, g_stop);
   if (!s.ok()) {
-    fmt::print(stderr, "chsync {}: {}\n", name, s.error().message());
+    if (log::GetFormat() == log::Format::kJson) {
+      log::Err("chsync {}: {}", name, s.error().message());  // one JSON object, like every other line
+    } else {
+      fmt::print(stderr, "chsync {}: {}\n", name, s.error().message());
+    }
     bool usage = s.error().kind() == ErrorKind::kUsage || s.error().kind() == ErrorKind::kConfig;
     return usage ? kExitUsage : kExitFailure;
   }
@@ -165,6 +186,16 @@ void AddFlags(CLI::App* sub, RunFlags& f) {
                   "…or when they take this many bytes; bounds memory (default 33554432, 32 MiB)")
       ->check(CLI::Range(uint64_t{1} << 16, uint64_t{1} << 34));
   sub->add_option("--log-level", f.log_level, "debug, info (default), warn, error");
+  sub->add_option("--log-format", f.log_format,
+                  "text (default) or json: one JSON object per line with ts, level and msg");
+  sub->add_option("--http", f.http_listen,
+                  "serve /metrics, /healthz, /readyz, a status page and live queries on ADDR, e.g. "
+                  "127.0.0.1:9187 (off by default; see docs/operations.md)")
+      ->type_name("ADDR");
+  sub->add_option("--ready-max-lag-s", f.ready_max_lag_s,
+                  "with --http: /readyz reports not ready while the pipe is more than this many seconds "
+                  "behind the source (default 60)")
+      ->check(CLI::PositiveNumber);
   sub->add_option("--schema-policy", f.schema_policies,
                   "KEY=VALUE or DB.TABLE:KEY=VALUE (repeatable; applied after the file's schema_changes), "
                   "e.g. truncate=ignore, 'shop.*:drop_table=drop' (see docs/configuration.md)")

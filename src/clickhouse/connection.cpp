@@ -80,11 +80,12 @@ Result<std::string> Connection::RunWithRetries(std::string_view sql, std::string
   std::chrono::milliseconds backoff = retry_.initial_backoff;
   for (int attempt = 1;; ++attempt) {
     auto result = Run(sql, data, format, request);
-    if (result.ok() || attempt >= retry_.max_attempts || !IsRetryable(result.error()) ||
-        IsCancelled(result.error()) ||
-        (request.on_cluster && result.error().server_code() == code::kTimeoutExceeded)) {
-      return result;
-    }
+    if (result.ok()) return result;
+    const bool last = attempt >= retry_.max_attempts || !IsRetryable(result.error()) ||
+                      IsCancelled(result.error()) ||
+                      (request.on_cluster && result.error().server_code() == code::kTimeoutExceeded);
+    if (on_failure_) on_failure_(result.error(), attempt, !last);
+    if (last) return result;
     log::Warn("{}; retrying in {} ms (attempt {} of {})", result.error().message(), backoff.count(),
               attempt + 1, retry_.max_attempts);
     if (!SleepUnlessCancelled(backoff)) {
@@ -128,6 +129,7 @@ Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions
     CHSYNC_ASSIGN_OR_RETURN(auto conn, EmbeddedConnection::Open(url.path, options));
     conn->set_retry_policy(options.retry);
     conn->set_cancel(options.cancel);
+    conn->set_on_failure(options.on_failure);
     return std::unique_ptr<Connection>(std::move(conn));
   }
   if (url.scheme != "http" && url.scheme != "https") {
@@ -155,6 +157,7 @@ Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions
                                                             std::move(password), std::move(effective)));
   conn->set_retry_policy(retry);
   conn->set_cancel(options.cancel);
+  conn->set_on_failure(options.on_failure);
   return std::unique_ptr<Connection>(std::move(conn));
 }
 
@@ -168,6 +171,7 @@ Result<std::unique_ptr<Connection>> Connect(std::string_view url_text, const Con
   // on the next node.
   ConnectOptions single = options;
   single.retry.max_attempts = 1;
+  single.on_failure = nullptr;  // the failover connection reports each attempt
   std::vector<std::unique_ptr<Connection>> nodes;
   for (const std::string& text : urls) {
     CHSYNC_ASSIGN_OR_RETURN(Url url, ParseUrl(text));
@@ -182,6 +186,7 @@ Result<std::unique_ptr<Connection>> Connect(std::string_view url_text, const Con
   auto failover = std::make_unique<FailoverConnection>(std::move(nodes));
   failover->set_retry_policy(options.retry);
   failover->set_cancel(options.cancel);
+  failover->set_on_failure(options.on_failure);
   return std::unique_ptr<Connection>(std::move(failover));
 }
 

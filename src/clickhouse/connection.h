@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -25,6 +26,11 @@ struct RetryPolicy {
   std::chrono::milliseconds initial_backoff{250};
   std::chrono::milliseconds max_backoff{8'000};
 };
+
+/// Told of every failed attempt of a request (from the thread that made it): the error, the
+/// attempt's number (1 for the first) and whether another attempt follows. For metrics; it must
+/// not call the connection.
+using FailureObserver = std::function<void(const Error& error, int attempt, bool retrying)>;
 
 /// How to reach a destination, beyond what its URL says.
 struct ConnectOptions {
@@ -59,6 +65,9 @@ struct ConnectOptions {
   /// anything. A statement the embedded engine has started runs to its end. Null: never
   /// cancelled. The flag must outlive the connection (or be replaced by set_cancel).
   const std::atomic<bool>* cancel = nullptr;
+  /// Told of every failed attempt (set_on_failure); null: nobody. With several URLs the failover
+  /// connection reports, not its nodes.
+  FailureObserver on_failure;
 };
 
 /// Per-request extras.
@@ -104,6 +113,8 @@ class Connection {
   const RetryPolicy& retry_policy() const { return retry_; }
   /// The flag that cancels this connection (ConnectOptions::cancel); null: never cancelled.
   void set_cancel(const std::atomic<bool>* cancel) { cancel_ = cancel; }
+  /// Told of every failed attempt of this connection's requests (ConnectOptions::on_failure).
+  void set_on_failure(FailureObserver observer) { on_failure_ = std::move(observer); }
 
  protected:
   /// The cancel flag, for a transport that can abort a request in progress; may be null.
@@ -125,6 +136,7 @@ class Connection {
   std::optional<ServerVersion> version_;
   RetryPolicy retry_;
   const std::atomic<bool>* cancel_ = nullptr;
+  FailureObserver on_failure_;
 };
 
 /// The error of a call that ConnectOptions::cancel stopped: kNetwork (the statement may or may

@@ -6,13 +6,17 @@
 #include <ctime>
 #include <mutex>
 
+#include "common/json_text.h"
+
 namespace chsync::log {
 namespace {
 
 std::atomic<Level> g_level{Level::kInfo};
+std::atomic<Format> g_format{Format::kText};
 std::mutex g_mutex;
 
-const char* LevelName(Level level) {
+/// The text format's level column, padded to five characters.
+const char* TextLevelName(Level level) {
   switch (level) {
     case Level::kDebug: return "DEBUG";
     case Level::kInfo: return "INFO ";
@@ -20,6 +24,34 @@ const char* LevelName(Level level) {
     case Level::kError: return "ERROR";
   }
   return "?";
+}
+
+const char* JsonLevelName(Level level) {
+  switch (level) {
+    case Level::kDebug: return "debug";
+    case Level::kInfo: return "info";
+    case Level::kWarn: return "warn";
+    case Level::kError: return "error";
+  }
+  return "?";
+}
+
+/// "2026-11-29T17:00:00.123Z"; times before 1970 are not expected (the clock of a running host).
+std::string Timestamp(int64_t unix_ms) {
+  int64_t secs = unix_ms / 1000;
+  int64_t millis = unix_ms % 1000;
+  if (millis < 0) {
+    millis += 1000;
+    secs -= 1;
+  }
+  std::time_t t = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char stamp[32];
+  size_t n = std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%.*s.%03dZ", static_cast<int>(n), stamp, static_cast<int>(millis));
+  return out;
 }
 
 }  // namespace
@@ -31,18 +63,43 @@ Level GetLevel() {
   return g_level.load(std::memory_order_relaxed);
 }
 
+void SetFormat(Format format) {
+  g_format.store(format);
+}
+Format GetFormat() {
+  return g_format.load(std::memory_order_relaxed);
+}
+
+std::string FormatLine(Format format, Level level, int64_t unix_ms, std::string_view message) {
+  std::string line;
+  if (format == Format::kJson) {
+    line.reserve(message.size() + 64);
+    line += R"({"ts":")";
+    line += Timestamp(unix_ms);
+    line += R"(","level":")";
+    line += JsonLevelName(level);
+    line += R"(","msg":")";
+    line += JsonEscape(message);
+    line += "\"}";
+    return line;
+  }
+  line.reserve(message.size() + 32);
+  line += Timestamp(unix_ms);
+  line += ' ';
+  line += TextLevelName(level);
+  line += ' ';
+  line += message;
+  return line;
+}
+
 void Write(Level level, std::string_view message) {
   if (level < GetLevel()) return;
   auto now = std::chrono::system_clock::now();
   auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%S", &tm);
+  std::string line = FormatLine(GetFormat(), level, static_cast<int64_t>(ms), message);
+  line += '\n';
   std::lock_guard<std::mutex> lock(g_mutex);
-  std::fprintf(stderr, "%s.%03dZ %s %.*s\n", stamp, static_cast<int>(ms % 1000), LevelName(level),
-               static_cast<int>(message.size()), message.data());
+  std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
 }  // namespace chsync::log

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace chsync::log {
@@ -12,8 +14,23 @@ enum class Level { kDebug = 0, kInfo = 1, kWarn = 2, kError = 3 };
 void SetLevel(Level level);
 Level GetLevel();
 
-/// Writes one line "2026-11-29T17:00:00.123Z LEVEL message" to stderr. Thread-safe.
+/// How Write lays out a line. kText: "2026-11-29T17:00:00.123Z INFO  message", for people.
+/// kJson: one JSON object per line with the keys in this order,
+/// {"ts":"2026-11-29T17:00:00.123Z","level":"info","msg":"message"}, level one of debug, info,
+/// warn, error, the message escaped by JsonEscape (common/json_text.h), so that any bytes in it
+/// (quotes, newlines, invalid UTF-8) still make one valid object on one line. Thread-safe.
+enum class Format { kText, kJson };
+void SetFormat(Format format);
+Format GetFormat();
+
+/// Writes one line in the current format to stderr, in one write under a lock (lines of several
+/// threads never interleave). Messages carry no secrets: URLs are redacted before they are logged.
+/// Thread-safe.
 void Write(Level level, std::string_view message);
+
+/// The line Write writes for `message` at `unix_ms` (milliseconds since 1970, UTC), without the
+/// newline. For tests and for writers that need the same layout elsewhere.
+std::string FormatLine(Format format, Level level, int64_t unix_ms, std::string_view message);
 
 template <typename... Args>
 void Debug(fmt::format_string<Args...> f, Args&&... args) {

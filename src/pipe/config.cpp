@@ -1,14 +1,21 @@
 #include "pipe/config.h"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace chsync::pipe {
 namespace {
+
+/// The largest http.ready_max_lag_s: a week.
+constexpr double kMaxReadyLagSeconds = 604800;
 
 std::string Where(const std::string& origin, const YAML::Node& node) {
   const YAML::Mark m = node.Mark();
@@ -45,6 +52,18 @@ Status ReadUint(const YAML::Node& node, const std::string& where, const std::str
   return Status::Ok();
 }
 
+/// `text` as a decimal number: digits with an optional fraction; no sign, exponent, inf or nan.
+std::optional<double> ParseDecimal(const std::string& text) {
+  std::string digits = text;
+  size_t dot = digits.find('.');
+  if (dot != std::string::npos) digits.erase(dot, 1);
+  if (digits.empty() || text.size() > 32 || digits.find_first_not_of("0123456789") != std::string::npos ||
+      text.front() == '.' || text.back() == '.') {
+    return std::nullopt;
+  }
+  return std::strtod(text.c_str(), nullptr);
+}
+
 using Setter = std::function<Status(const YAML::Node&, const std::string& where, PipeConfig&)>;
 
 Setter String(std::string PipeConfig::*field) {
@@ -76,6 +95,26 @@ Setter Bool(bool PipeConfig::*field) {
       return ConfigError(where, "", "must be true or false");
     }
     c.*field = n.Scalar() == "true";
+    return Status::Ok();
+  };
+}
+
+/// A number with an optional fraction ("60", "0.5"), within [min, max] and, when `min_exclusive`,
+/// above min.
+Setter Decimal(double PipeConfig::*field, double min, double max, bool min_exclusive) {
+  return [field, min, max, min_exclusive](const YAML::Node& n, const std::string& where,
+                                          PipeConfig& c) -> Status {
+    if (!n.IsScalar()) return ConfigError(where, "", "must be a number");
+    const std::string& text = n.Scalar();
+    std::optional<double> parsed = ParseDecimal(text);
+    if (!parsed) return ConfigError(where, "", "must be a number such as 60 or 0.5, not '" + text + "'");
+    double v = *parsed;
+    if (v < min || v > max || (min_exclusive && v == min)) {
+      return ConfigError(where, "",
+                         fmt::format("must be {} {} and at most {}, not {}",
+                                     min_exclusive ? "above" : "at least", min, max, text));
+    }
+    c.*field = v;
     return Status::Ok();
   };
 }
@@ -214,6 +253,9 @@ const std::map<std::string, Setter>& Setters() {
       {"retry.max_backoff_ms", Number(&PipeConfig::retry_max_backoff_ms, 10, 3600000)},
       {"retry.give_up_after_ms", Number(&PipeConfig::retry_give_up_after_ms, 0, 604800000)},
       {"log_level", String(&PipeConfig::log_level)},
+      {"log_format", String(&PipeConfig::log_format)},
+      {"http.listen", String(&PipeConfig::http_listen)},
+      {"http.ready_max_lag_s", Decimal(&PipeConfig::http_ready_max_lag_s, 0, kMaxReadyLagSeconds, true)},
       {"durable_inserts", Bool(&PipeConfig::durable_inserts)},
   };
   return setters;
@@ -251,6 +293,30 @@ Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text) {
   return Error(ErrorKind::kConfig, "on_binlog_gap must be fail or resync, not '" + std::string(text) + "'");
 }
 
+Status ValidateListenAddress(std::string_view address) {
+  auto bad = [&](std::string_view why) {
+    return Error(ErrorKind::kConfig, "http listen address '" + std::string(address) + "' " +
+                                         std::string(why) +
+                                         ": give HOST:PORT such as 127.0.0.1:9187 or [::1]:9187 (flag "
+                                         "--http, file key http.listen)");
+  };
+  size_t colon = address.rfind(':');
+  if (colon == std::string_view::npos) return bad("has no port");
+  std::string_view host = address.substr(0, colon);
+  std::string_view port = address.substr(colon + 1);
+  if (host.empty()) return bad("has no host (0.0.0.0 listens on every interface)");
+  if (host.front() == '[') {
+    if (host.size() < 3 || host.back() != ']') return bad("has an unclosed IPv6 bracket");
+  } else if (host.find(':') != std::string_view::npos) {
+    return bad("needs brackets around an IPv6 host");
+  }
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos ||
+      std::stoul(std::string(port)) > 65535) {
+    return bad("has no port number between 0 and 65535");
+  }
+  return Status::Ok();
+}
+
 Status Validate(const PipeConfig& c) {
   if (c.source.empty())
     return Error(ErrorKind::kConfig, "no source: give --source mysql://USER@HOST:PORT (file key: source)");
@@ -276,6 +342,18 @@ Status Validate(const PipeConfig& c) {
   if (c.log_level != "debug" && c.log_level != "info" && c.log_level != "warn" && c.log_level != "error") {
     return Error(ErrorKind::kConfig,
                  "log_level must be debug, info, warn or error, not '" + c.log_level + "'");
+  }
+  if (c.log_format != "text" && c.log_format != "json") {
+    return Error(ErrorKind::kConfig, "log_format must be text or json, not '" + c.log_format +
+                                         "' (flag --log-format, file key log_format)");
+  }
+  if (!c.http_listen.empty()) CHSYNC_RETURN_IF_ERROR(ValidateListenAddress(c.http_listen));
+  if (!std::isfinite(c.http_ready_max_lag_s) || c.http_ready_max_lag_s <= 0 ||
+      c.http_ready_max_lag_s > kMaxReadyLagSeconds) {
+    return Error(ErrorKind::kConfig,
+                 fmt::format("ready_max_lag_s must be above 0 and at most {} seconds, not {} (flag "
+                             "--ready-max-lag-s, file key http.ready_max_lag_s)",
+                             kMaxReadyLagSeconds, c.http_ready_max_lag_s));
   }
   return Status::Ok();
 }

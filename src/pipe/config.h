@@ -63,6 +63,14 @@ struct PipeConfig {
   bool durable_inserts = false;
 
   std::string log_level = "info";  ///< debug, info, warn, error
+  /// text (a line for people) or json (one object per line: ts, level, msg); see common/log.h.
+  std::string log_format = "text";
+
+  /// HOST:PORT to serve /metrics, /healthz, /readyz, the status page and live queries on
+  /// (docs/operations.md); empty: no HTTP server. IPv6 hosts in brackets ("[::1]:9187").
+  std::string http_listen;
+  /// /readyz answers "not ready" while the pipe is further behind the source than this, in seconds.
+  double http_ready_max_lag_s = 60;
 
   /// What to do about each kind of schema change, per table (`schema_changes:`, --schema-policy).
   PolicySet policies;
@@ -78,6 +86,10 @@ Status LoadConfigText(std::string_view yaml, const std::string& origin, PipeConf
 /// Checks a merged configuration: required settings present, values in range. kConfig errors
 /// say which setting and how to give it (flag and file key).
 Status Validate(const PipeConfig& config);
+
+/// Checks an http listen address: HOST:PORT with a port 0–65535 (0: any free port) and IPv6 hosts
+/// in brackets; kConfig naming --http and http.listen otherwise.
+Status ValidateListenAddress(std::string_view address);
 
 /// "fail" or "resync" (--on-binlog-gap, file key on_binlog_gap); kConfig otherwise.
 Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text);

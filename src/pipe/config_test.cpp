@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -271,6 +272,107 @@ on_binlog_gap: resync
       << gap.error().message();
   EXPECT_FALSE(ParseBinlogGap("").ok());
   EXPECT_EQ(*ParseBinlogGap("fail"), PipeConfig::BinlogGap::kFail);
+}
+
+}  // namespace
+}  // namespace chsync::pipe
+
+namespace chsync::pipe {
+namespace {
+
+PipeConfig Minimal() {
+  PipeConfig c;
+  c.source = "mysql://u@h:3306";
+  c.dest = "http://default@ch:8123";
+  c.state = "/tmp/s";
+  return c;
+}
+
+TEST(PipeConfig, LogFormatAndHttpBlock) {
+  PipeConfig c = Minimal();
+  EXPECT_EQ(c.log_format, "text");
+  EXPECT_EQ(c.http_listen, "") << "the HTTP server must be off unless asked for";
+  EXPECT_EQ(c.http_ready_max_lag_s, 60);
+  Status s = LoadConfigText(R"(
+log_format: json
+http:
+  listen: "127.0.0.1:9187"
+  ready_max_lag_s: 12.5
+)",
+                            "pipe.yaml", c);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  EXPECT_EQ(c.log_format, "json");
+  EXPECT_EQ(c.http_listen, "127.0.0.1:9187");
+  EXPECT_EQ(c.http_ready_max_lag_s, 12.5);
+  EXPECT_TRUE(Validate(c).ok()) << Validate(c).error().message();
+
+  PipeConfig flow = Minimal();
+  s = LoadConfigText("http: {listen: \"[::1]:0\", ready_max_lag_s: 60}\n", "pipe.yaml", flow);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  EXPECT_EQ(flow.http_listen, "[::1]:0");
+  EXPECT_EQ(flow.http_ready_max_lag_s, 60);
+  EXPECT_TRUE(Validate(flow).ok());
+}
+
+TEST(PipeConfig, BadLogFormatIsRejected) {
+  PipeConfig c = Minimal();
+  ASSERT_TRUE(LoadConfigText("log_format: xml\n", "pipe.yaml", c).ok());
+  Status s = Validate(c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
+  EXPECT_NE(s.error().message().find("log_format must be text or json, not 'xml'"), std::string::npos)
+      << s.error().message();
+  EXPECT_NE(s.error().message().find("--log-format"), std::string::npos) << s.error().message();
+  c.log_format = "JSON";
+  EXPECT_FALSE(Validate(c).ok()) << "the values are lower case";
+}
+
+TEST(PipeConfig, BadReadyMaxLagIsRejected) {
+  struct Case {
+    const char* yaml;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"http:\n  ready_max_lag_s: 0\n", "pipe.yaml:2: 'http.ready_max_lag_s' must be above 0"},
+      {"http:\n  ready_max_lag_s: -5\n",
+       "'http.ready_max_lag_s' must be a number such as 60 or 0.5, not '-5'"},
+      {"http:\n  ready_max_lag_s: soon\n", "'http.ready_max_lag_s' must be a number"},
+      {"http:\n  ready_max_lag_s: .nan\n", "'http.ready_max_lag_s' must be a number"},
+      {"http:\n  ready_max_lag_s: 1e3\n", "'http.ready_max_lag_s' must be a number"},
+      {"http:\n  ready_max_lag_s: 604801\n", "at most 604800"},
+      {"http:\n  ready_max_lag_s: [1]\n", "'http.ready_max_lag_s' must be a number"},
+      {"http:\n  port: 9187\n", "'http.port' is not a setting"},
+  };
+  for (const Case& c : cases) {
+    PipeConfig config = Minimal();
+    Status s = LoadConfigText(c.yaml, "pipe.yaml", config);
+    ASSERT_FALSE(s.ok()) << c.yaml;
+    EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
+    EXPECT_NE(s.error().message().find(c.message), std::string::npos) << s.error().message();
+  }
+  // A flag sets the field directly: Validate checks it too.
+  for (double bad : {0.0, -1.0, std::nan(""), 1e9}) {
+    PipeConfig config = Minimal();
+    config.http_ready_max_lag_s = bad;
+    Status s = Validate(config);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.error().message().find("--ready-max-lag-s"), std::string::npos) << s.error().message();
+  }
+}
+
+TEST(PipeConfig, HttpListenAddressIsChecked) {
+  for (const char* good : {"127.0.0.1:9187", "0.0.0.0:9187", "localhost:0", "[::1]:9187", "[::]:65535"}) {
+    EXPECT_TRUE(ValidateListenAddress(good).ok()) << good;
+  }
+  for (const char* bad : {"9187", ":9187", "127.0.0.1:", "127.0.0.1:http", "127.0.0.1:65536", "::1:9187",
+                          "[::1:9187", "[]:1"}) {
+    Status s = ValidateListenAddress(bad);
+    ASSERT_FALSE(s.ok()) << bad;
+    EXPECT_NE(s.error().message().find("http.listen"), std::string::npos) << s.error().message();
+  }
+  PipeConfig c = Minimal();
+  c.http_listen = "9187";
+  EXPECT_FALSE(Validate(c).ok());
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "pipe/flusher.h"
 
+#include <chrono>
 #include <utility>
+
+#include "pipe/pipe_metrics.h"
 
 namespace chsync::pipe {
 
@@ -33,7 +36,7 @@ Flusher::~Flusher() {
   for (auto& lane : lanes_) lane->thread.join();
 }
 
-Status Flusher::Insert(std::string prefix, std::string data, size_t lane_index) {
+Status Flusher::Insert(std::string prefix, std::string data, size_t lane_index, BatchInfo info) {
   Lane& lane = *lanes_.at(lane_index);
   std::unique_lock<std::mutex> lock(mutex_);
   changed_.wait(lock, [&] {
@@ -42,7 +45,7 @@ Status Flusher::Insert(std::string prefix, std::string data, size_t lane_index) 
   });
   if (error_) return *error_;
   queued_bytes_ += data.size();
-  lane.queue.push_back({std::move(prefix), std::move(data), nullptr});
+  lane.queue.push_back({std::move(prefix), std::move(data), nullptr, std::move(info)});
   changed_.notify_all();
   return Status::Ok();
 }
@@ -54,7 +57,7 @@ Status Flusher::After(std::function<Status()> task) {
   barrier->task = std::move(task);
   barrier->waiting = lanes_.size();
   barrier->order = barriers_queued_++;
-  for (auto& lane : lanes_) lane->queue.push_back({"", "", barrier});
+  for (auto& lane : lanes_) lane->queue.push_back({"", "", barrier, {}});
   changed_.notify_all();
   return Status::Ok();
 }
@@ -107,8 +110,15 @@ void Flusher::Loop(Lane& lane) {
       }
     } else {
       lock.unlock();
+      const auto start = std::chrono::steady_clock::now();
       s = lane.connection->Insert(job.prefix, job.data);
       sent = job.data.size();
+      if (s.ok() && sent != 0) {
+        Metrics().ObserveInsert(
+            job.info.rows, sent,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        if (job.info.acknowledged) job.info.acknowledged();
+      }
       job = Job{};  // the batch's memory goes before the next one is taken
       lock.lock();
     }

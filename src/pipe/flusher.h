@@ -16,6 +16,13 @@
 
 namespace chsync::pipe {
 
+/// What the metrics know of a batch: its rows (chsync_batch_rows), and what to run once ClickHouse
+/// acknowledged it (on the flusher's thread; counting its row changes).
+struct FlushBatchInfo {
+  uint64_t rows = 0;
+  std::function<void()> acknowledged;
+};
+
 /// Sends the stream's batches to ClickHouse on threads of its own, so that decoding the next rows
 /// overlaps the INSERTs. Each lane is one connection with one thread, sending its batches in the
 /// order they were queued: lane 0 is the destination as a whole, lanes 1…N the shards of a
@@ -34,9 +41,12 @@ class Flusher {
   Flusher(const Flusher&) = delete;
   Flusher& operator=(const Flusher&) = delete;
 
+  using BatchInfo = FlushBatchInfo;
+
   size_t lanes() const { return lanes_.size(); }
   /// Queues one INSERT on `lane` (`prefix` as TableWriter::insert_prefix(), `data` RowBinary rows).
-  Status Insert(std::string prefix, std::string data, size_t lane = 0);
+  /// Every acknowledged INSERT is observed in the pipe's metrics (rows, bytes, duration).
+  Status Insert(std::string prefix, std::string data, size_t lane = 0, BatchInfo info = {});
   /// Queues a task to run after everything queued so far succeeded.
   Status After(std::function<Status()> task);
   /// Waits until everything queued ran; returns the first failure, if any.
@@ -54,6 +64,7 @@ class Flusher {
     std::string prefix;
     std::string data;
     std::shared_ptr<Barrier> barrier;
+    BatchInfo info;
   };
   struct Lane {
     std::unique_ptr<clickhouse::Connection> connection;

@@ -107,6 +107,9 @@ Status Pipe::Open() {
   dest_options_.retry.initial_backoff =
       std::min(dest_options_.retry.initial_backoff, dest_options_.retry.max_backoff);
   dest_options_.cancel = &cancel_;
+  dest_options_.on_failure = [](const Error& error, int /*attempt*/, bool retrying) {
+    Metrics().ObserveClickHouseFailure(error, retrying);
+  };
   CHSYNC_ASSIGN_OR_RETURN(dest_, clickhouse::Connect(c.dest, dest_options_));
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, dest_->Version());
   caps_ = clickhouse::FromVersion(version);
@@ -382,6 +385,10 @@ Status Pipe::RebuildWriter(TableState& table) {
   CHSYNC_ASSIGN_OR_RETURN(RowConverter converter, RowConverter::Create(table.dest.source, std::move(types)));
   table.writer.emplace(std::move(writer));
   table.converter.emplace(std::move(converter));
+  if (table.changes.empty()) {
+    table.changes.counters =
+        Metrics().RowCounters(TableKey(table.dest.source.database, table.dest.source.name));
+  }
   clickhouse::SortingKey key = clickhouse::ChooseSortingKey(table.dest.source);
   table.full_row = key.full_row;
   table.key_indexes.clear();
@@ -416,9 +423,34 @@ Status Pipe::SaveCheckpoint() {
   status_.updated_at_ms = checkpoint_.saved_at_ms;
   status_.position = Coordinate(checkpoint_.resume.file, checkpoint_.resume.position);
   status_.destination = DestinationLine();
+  Metrics().NoteCheckpoint(checkpoint_.resume.file, checkpoint_.resume.position, checkpoint_.resume.gtid_set,
+                           server_.is_mariadb(), checkpoint_.saved_at_ms, status_.last_event_time);
+  PublishTables();
+  PublishRunStatus(status_);
   Status s = WriteRunStatus(state_->path(), status_);
   if (!s.ok()) log::Warn("cannot write the status file: {}", s.error().message());
   return Status::Ok();
+}
+
+void Pipe::SetPhase(const std::string& phase) {
+  status_.phase = phase;
+  PublishRunStatus(status_);
+}
+
+void Pipe::PublishTables() {
+  std::set<std::string> copying;
+  for (const TableSnapshot& s : checkpoint_.snapshot) {
+    if (s.state != TableSnapshot::State::kDone) copying.insert(TableKey(s.database, s.table));
+  }
+  std::vector<LiveTable> list;
+  list.reserve(tables_.size() + dropped_.size());
+  for (const auto& [key, table] : tables_) {
+    list.push_back({key, table->rebuild != nullptr ? "rebuilding"
+                         : copying.contains(key)   ? "snapshot"
+                                                   : "streaming"});
+  }
+  for (const auto& [key, table] : dropped_) list.push_back({key, "dropped"});
+  Metrics().SetTables(std::move(list));
 }
 
 Status Pipe::Snapshot() {
@@ -454,7 +486,8 @@ Status Pipe::Snapshot() {
     }
   }
 
-  status_.phase = "snapshot";
+  SetPhase("snapshot");
+  PublishTables();
   SnapshotOptions options;
   options.parallelism = request_.config.snapshot_parallelism;
   options.chunk_rows = request_.config.snapshot_chunk_rows;
@@ -548,7 +581,7 @@ Status Pipe::CopyAndStream() {
 
 Status Pipe::Stopped() {
   StopRebuilds();
-  status_.phase = "stopped";
+  SetPhase("stopped");
   return SaveCheckpoint();
 }
 
@@ -556,9 +589,9 @@ Status Pipe::Fail(const Error& error) {
   cancel_ = true;
   StopRebuilds();
   flusher_.reset();  // stops it: the status file has one writer at a time
-  status_.phase = "failed";
   status_.last_error = error.message();
   status_.updated_at_ms = NowMs();
+  SetPhase("failed");
   if (state_ != nullptr) (void)WriteRunStatus(state_->path(), status_);
   return error;
 }

@@ -33,7 +33,9 @@
 #include "pipe/ddl_policy.h"
 #include "pipe/flusher.h"
 #include "pipe/gtid_progress.h"
+#include "pipe/pipe_metrics.h"
 #include "pipe/pipeline.h"
+#include "pipe/retention_sample.h"
 #include "pipe/row_converter.h"
 #include "pipe/row_version.h"
 #include "pipe/run_status.h"
@@ -85,6 +87,9 @@ struct TableState {
   std::vector<uint32_t> map_index;
   /// Set while the table is rebuilt online: the writer then writes into the rebuild's table.
   std::unique_ptr<Rebuilder> rebuild;
+  /// The row changes in the writer (counted once ClickHouse acknowledged their INSERT), and the
+  /// table's counters (set by RebuildWriter).
+  PendingRowChanges changes;
 };
 
 class Pipe {
@@ -256,8 +261,17 @@ class Pipe {
   /// ddl_journal_ records it as done by an earlier pass over the statement (a crash came before
   /// the checkpoint after it); records it once `run` succeeded.
   Status RunStepOnce(const binlog::Event& event, const std::string& step, const std::function<Status()>& run);
+  /// Records a schema change of table `key`; `action` (SchemaChangeAction) counts it in the
+  /// metrics under the statement's kind ("": not counted, e.g. a rebuild that finished).
   void Record(const std::string& key, const std::string& database, const std::string& position,
-              const std::string& statement, const std::vector<std::string>& lines);
+              const std::string& statement, const std::vector<std::string>& lines, std::string_view action);
+  /// Sets status_.phase and publishes it (LiveRunStatus, chsync_pipe_state).
+  void SetPhase(const std::string& phase);
+  /// The tables and their states, for the metrics (chsync_tables, LiveTables).
+  void PublishTables();
+  /// The metrics' view of `table`'s rows about to be queued: their row changes move into the
+  /// batch, counted when it is acknowledged.
+  Flusher::BatchInfo TakeBatchInfo(TableState& table);
   /// A transaction (or a statement outside one) ended at `resume`: the next checkpoint may be there.
   Status EndTransaction(const binlog::Event& event, uint64_t resume, bool force_checkpoint);
   /// Appends `record` to `_chsync_schema_log` in `database` (created on first use). A failure is
@@ -330,6 +344,12 @@ class Pipe {
   /// The ClickHouse steps of the last statements that renamed tables (ddl_journal.h); opened by
   /// the first rename, and again after a failed write.
   std::optional<DdlJournal> ddl_journal_;
+  /// The open XA transaction's row changes whose rows left the writers (xa_batches_), by table; and
+  /// those of prepared XA transactions, by xid, counted at their XA COMMIT (not kept across restarts).
+  std::map<std::string, PendingRowChanges> xa_changes_;
+  std::map<std::string, std::map<std::string, PendingRowChanges>> prepared_changes_;
+  /// The source's binlog retention headroom (the metrics), sampled while streaming.
+  std::unique_ptr<RetentionSampler> retention_;
   /// Prepared-XA rows files whose transaction ended: removed once a checkpoint without them is saved.
   std::vector<std::string> obsolete_xa_files_;
   /// Cancels ClickHouse requests and retries a few seconds after stop_ (a watcher thread sets it):

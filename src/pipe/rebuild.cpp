@@ -225,7 +225,7 @@ Status Pipe::PollRebuilds(bool wait) {
         fmt::format("rebuild finished: {} rows copied; the new table replaced {}.{}",
                     state.progress.rows_copied, TargetFor(state.database).database, state.table);
     Record(key, TargetFor(state.database).database, Coordinate(committed_.file, committed_.position),
-           "(rebuild started at " + state.position + ": " + state.reason + ")", {line});
+           "(rebuild started at " + state.position + ": " + state.reason + ")", {line}, "");
   }
   return FlushAndCheckpoint();
 }

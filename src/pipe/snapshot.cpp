@@ -12,6 +12,7 @@
 #include "clickhouse/table_writer.h"
 #include "common/log.h"
 #include "mysql/snapshot_reader.h"
+#include "pipe/pipe_metrics.h"
 #include "pipe/progress.h"
 #include "pipe/row_converter.h"
 
@@ -237,9 +238,15 @@ void Worker::InsertLoop(size_t index, bool keyed, Handoff& handoff, std::optiona
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - insert_start)
             .count());
     if (s.ok()) {
+      Metrics().ObserveInsert(
+          rows, bytes,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - insert_start).count());
       std::lock_guard lock(shared_.mu);
       TableSnapshot& p = job.progress;
       p.rows_copied += rows;
+      Metrics()
+          .snapshot_rows_copied.With({job.schema.QualifiedName()})
+          .Set(static_cast<double>(p.rows_copied));
       // A keyed table resumes after the last acknowledged key. A keyless one is only ever recorded
       // when complete: re-reading it after a crash is harmless, since its destination table sorts
       // by the full row and identical rows collapse into one.
@@ -371,6 +378,7 @@ Status Worker::CopyTable(size_t index) {
         std::lock_guard lock(shared_.mu);
         job.progress.rows_copied = 0;
         shared_.progress.Copied(index, 0);
+        Metrics().snapshot_rows_copied.With({job.schema.QualifiedName()}).Set(0);
       }
       if (current == nullptr) {
         current = handoff.Acquire();
@@ -453,6 +461,12 @@ Status RunSnapshot(std::vector<SnapshotJob>& jobs, const SnapshotOptions& option
   Shared shared(jobs, options, on_chunk, stop, progress);
   for (size_t i = 0; i < jobs.size(); ++i) {
     progress.AddTable(jobs[i].schema.QualifiedName(), jobs[i].row_estimate);
+    Metrics()
+        .snapshot_rows_estimated.With({jobs[i].schema.QualifiedName()})
+        .Set(static_cast<double>(jobs[i].row_estimate));
+    Metrics()
+        .snapshot_rows_copied.With({jobs[i].schema.QualifiedName()})
+        .Set(static_cast<double>(jobs[i].progress.rows_copied));
     if (jobs[i].progress.state != TableSnapshot::State::kDone) shared.pending.push_back(i);
   }
   if (shared.pending.empty()) return Status::Ok();

@@ -7,6 +7,7 @@
 #include <bit>
 #include <cstdint>
 #include <thread>
+#include <utility>
 #include <variant>
 
 #include "binlog/hires_temporal.h"
@@ -133,7 +134,12 @@ bool SameValue(const binlog::Value& a, const binlog::Value& b) {
 }  // namespace
 
 Status Pipe::Stream() {
-  status_.phase = "streaming";
+  SetPhase("streaming");
+  if (retention_ == nullptr) {
+    retention_ = std::make_unique<RetentionSampler>(source_options_);
+  } else {
+    retention_->SetSource(source_options_);
+  }
   std::optional<mysql::BinlogCoordinate> target;
   if (request_.until_caught_up) {
     CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate now, mysql::CurrentBinlogPosition(*control_));
@@ -180,6 +186,7 @@ Status Pipe::Stream() {
           resync && std::chrono::steady_clock::now() - source_down_since >= 2 * failover_after;
       Status moved = FailOver(target, accept_gap);
       if (moved.ok()) {
+        retention_->SetSource(source_options_);
         source_down = false;
         failures = 0;
         last_progress = std::chrono::steady_clock::now();
@@ -218,6 +225,8 @@ Status Pipe::StartStreamState() {
   numbering_.Resume(committed_.file, committed_.version_shift);
   pending_bytes_ = 0;
   xa_batches_.clear();
+  xa_changes_.clear();
+  prepared_changes_.clear();
   obsolete_xa_files_.clear();
   boundaries_.Reset();
   flusher_.reset();
@@ -248,8 +257,8 @@ Status Pipe::ReloadFromCheckpoint() {
 
 Status Pipe::StoppedUnacknowledged(const Error& error) {
   StopRebuilds();
-  status_.phase = "stopped";
   status_.updated_at_ms = NowMs();
+  SetPhase("stopped");
   (void)WriteRunStatus(state_->path(), status_);
   log::Warn(
       "stopped before ClickHouse acknowledged everything read ({}); the next run reads again from the "
@@ -321,7 +330,10 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
     CHSYNC_RETURN_IF_ERROR(PollRebuilds(/*wait=*/true));
     CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
     done = true;
-    return flusher_->Drain();
+    const uint64_t seen = Metrics().EventsSeen();
+    CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
+    Metrics().MarkCaughtUp(seen);  // the end of the binlog, everything before it acknowledged
+    return Status::Ok();
   };
   while (true) {
     if (stop_) {
@@ -345,9 +357,18 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
     if (!decoded.ok()) {
       return std::move(decoded.error().AddContext("binlog event at " + ev->at.ToString()));
     }
-    if (const auto* hb = std::get_if<binlog::HeartbeatEvent>(&decoded->body)) {
+    const auto* hb = std::get_if<binlog::HeartbeatEvent>(&decoded->body);
+    Metrics().NoteEventRead(ev->bytes.size(), hb != nullptr);
+    if (hb != nullptr) {
       const bool in_transaction = boundaries_.in_transaction();
       if (!in_transaction && PendingRows() > 0) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+      if (!in_transaction) {
+        // The server had nothing more to send: once what was read is acknowledged, the lag is 0.
+        CHSYNC_RETURN_IF_ERROR(flusher_->After([seen = Metrics().EventsSeen()] {
+          Metrics().MarkCaughtUp(seen);
+          return Status::Ok();
+        }));
+      }
       if (!in_transaction && AnyRebuildFinished()) CHSYNC_RETURN_IF_ERROR(PollRebuilds(false));
       if (!in_transaction && target && hb->log_file == stream->next_coordinate().file &&
           caught_up({std::string(hb->log_file), decoded->header.log_pos})) {
@@ -490,6 +511,7 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
       log::Debug("statement at {} not applied to the tracked schemas ({}): {}",
                  Coordinate(event.file, event.position), applied.error().message(), sql.substr(0, 200));
     } else if (!full_metadata_) {
+      Metrics().NoteSchemaChange(SchemaChangeKind(sql), "failed");
       return ResyncError(concerned,
                          "a statement that may change it could not be followed (" +
                              applied.error().message() + "): \"" + std::string(sql.substr(0, 500)) +
@@ -512,7 +534,9 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
 }
 
 void Pipe::Record(const std::string& key, const std::string& database, const std::string& position,
-                  const std::string& statement, const std::vector<std::string>& lines) {
+                  const std::string& statement, const std::vector<std::string>& lines,
+                  std::string_view action) {
+  if (!action.empty()) Metrics().NoteSchemaChange(SchemaChangeKind(statement), action);
   SchemaChangeRecord record;
   record.at_ms = NowMs();
   record.position = position;
@@ -527,6 +551,7 @@ void Pipe::Record(const std::string& key, const std::string& database, const std
   if (status_.schema_changes.size() > kMaxSchemaChangeRecords) {
     status_.schema_changes.erase(status_.schema_changes.begin());
   }
+  PublishRunStatus(status_);
 }
 
 Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryEvent& query,
@@ -618,7 +643,12 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     context.strict_mode = strict_mode_;
     context.migration_leftover = dropping && leftover;
     const bool rebuilding = table != nullptr && table->rebuild != nullptr;
-    CHSYNC_ASSIGN_OR_RETURN(TablePlan plan, PlanTableChanges(changes, before, after, context));
+    Result<TablePlan> planned = PlanTableChanges(changes, before, after, context);
+    if (!planned.ok()) {
+      Metrics().NoteSchemaChange(SchemaChangeKind(statement), "failed");
+      return std::move(planned).error();
+    }
+    TablePlan plan = std::move(planned).value();
     if (rebuilding) {
       // The rebuild copies the table as it was; start it again under the new schema.
       CHSYNC_RETURN_IF_ERROR(CancelRebuild(*table));
@@ -638,7 +668,7 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
           MakeRoom(context.target, name.name, fmt::format("{}_{}", sequence, event.position)));
     }
     CHSYNC_RETURN_IF_ERROR(RunPlan(plan, context.target, name.name));
-    Record(key, context.target.database, position, statement, plan.log_lines);
+    Record(key, context.target.database, position, statement, plan.log_lines, SchemaChangeAction(plan));
     if (plan.ignored) continue;
     if (plan.dropped) {
       if (table != nullptr) CHSYNC_RETURN_IF_ERROR(CancelRebuild(*table));
@@ -712,6 +742,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
     if (it != tables_.end()) {
       PolicyContext context = ContextFor(from.database, from.name);
       if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
+        Metrics().NoteSchemaChange("rename_table", "failed");
         return ResyncError(
             from_key, fmt::format("renamed to {} (rename_table=fail): \"{}\"", to_key, statement), event);
       }
@@ -758,7 +789,8 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
                         "longer replicated (its ClickHouse table keeps the rows it has)",
                         from_key, to_key, to_target.database, to.name, to_key));
       }
-      Record(from_key, from_target.database, position, statement, lines);
+      Record(from_key, from_target.database, position, statement, lines,
+             rebuilding ? "rebuilt" : "propagated");
       continue;
     }
     dropped_.erase(from_key);
@@ -767,6 +799,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
     PolicyContext context = ContextFor(to.database, to.name);
     if (context.policy.create_table == SchemaPolicy::CreateTable::kIgnore) continue;
     if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
+      Metrics().NoteSchemaChange("rename_table", "failed");
       return ResyncError(
           to_key, fmt::format("replaced by {} (rename_table=fail): \"{}\"", from_key, statement), event);
     }
@@ -806,7 +839,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
     lines.push_back(
         fmt::format("RENAME TABLE {} TO {}: {} is copied into ClickHouse (rebuilt online) because {}",
                     from_key, to_key, to_key, reason));
-    Record(to_key, to_target.database, position, statement, lines);
+    Record(to_key, to_target.database, position, statement, lines, "rebuilt");
   }
   return Status::Ok();
 }
@@ -847,6 +880,7 @@ Status Pipe::EndTransaction(const binlog::Event& event, uint64_t resume, bool fo
     force_checkpoint = true;
   }
   ++status_.transactions;
+  Metrics().transactions_applied.Add();
   status_.last_event_time = event.header.timestamp;
 
   auto now = std::chrono::steady_clock::now();
@@ -877,6 +911,7 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   if (table.table_map != rows.table) CHSYNC_RETURN_IF_ERROR(MapColumns(table, rows.table, event));
   CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
   const size_t bytes_before = table.writer->bytes();
+  uint64_t unchanged = 0;  // updates that changed nothing: nothing written
   for (size_t k = 0; k < rows.rows.size(); ++k) {
     const binlog::RowChange& row = rows.rows[k];
     CHSYNC_ASSIGN_OR_RETURN(uint64_t offset, numbering_.Offset(event, rows, k));
@@ -898,7 +933,10 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
         if (key_changed) {
           bool same = row.before.size() == row.after.size() &&
                       std::equal(row.before.begin(), row.before.end(), row.after.begin(), SameValue);
-          if (same) break;  // nothing changed; a tombstone and a row with one key and version would clash
+          if (same) {  // nothing changed; a tombstone and a row with one key and version would clash
+            ++unchanged;
+            break;
+          }
           CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.before, version, true, event));
         }
         CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.after, version, false, event));
@@ -907,6 +945,12 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
     }
   }
   status_.rows_applied += rows.rows.size();
+  switch (rows.kind) {
+    case binlog::RowsKind::kWrite: table.changes.inserts += rows.rows.size(); break;
+    case binlog::RowsKind::kDelete: table.changes.deletes += rows.rows.size(); break;
+    case binlog::RowsKind::kUpdate:
+    case binlog::RowsKind::kPartialUpdate: table.changes.updates += rows.rows.size() - unchanged; break;
+  }
   pending_bytes_ += table.writer->bytes() - bytes_before;
   if (table.writer->batch_rows() >= request_.config.batch_max_rows ||
       table.writer->bytes() >= request_.config.batch_max_bytes) {
@@ -990,20 +1034,41 @@ Status Pipe::FlushTable(const std::string& key, TableState& table) {
   if (!table.writer || table.writer->rows() == 0) return Status::Ok();
   pending_bytes_ -= std::min(pending_bytes_, table.writer->bytes());
   if (boundaries_.open_xa()) {
+    xa_changes_[key].Absorb(table.changes);
     xa_batches_.push_back({key, table.writer->insert_prefix(), table.writer->TakeData()});
     return Status::Ok();
   }
   return QueueRows(table);
 }
 
+Flusher::BatchInfo Pipe::TakeBatchInfo(TableState& table) {
+  Flusher::BatchInfo info;
+  info.rows = table.writer->rows();
+  if (!table.changes.empty()) {
+    PendingRowChanges changes;
+    changes.Absorb(table.changes);
+    info.acknowledged = [changes]() mutable { changes.Count(); };
+  }
+  return info;
+}
+
 Status Pipe::QueueRows(TableState& table) {
+  Flusher::BatchInfo info = TakeBatchInfo(table);
   if (table.writer->routed() && flusher_->lanes() > 1) {
-    for (auto& [shard, data] : table.writer->TakeShardData()) {
-      CHSYNC_RETURN_IF_ERROR(flusher_->Insert(table.writer->local_prefix(), std::move(data), 1 + shard));
+    const size_t total_bytes = std::max<size_t>(1, table.writer->bytes());
+    std::vector<std::pair<size_t, std::string>> shards = table.writer->TakeShardData();
+    for (size_t i = 0; i < shards.size(); ++i) {
+      auto& [shard, data] = shards[i];
+      // Rows per shard in proportion to its bytes; the changes count with the last shard's INSERT.
+      Flusher::BatchInfo part;
+      part.rows = info.rows * data.size() / total_bytes;
+      if (i + 1 == shards.size()) part.acknowledged = std::exchange(info.acknowledged, nullptr);
+      CHSYNC_RETURN_IF_ERROR(
+          flusher_->Insert(table.writer->local_prefix(), std::move(data), 1 + shard, std::move(part)));
     }
     return Status::Ok();
   }
-  return flusher_->Insert(table.writer->insert_prefix(), table.writer->TakeData());
+  return flusher_->Insert(table.writer->insert_prefix(), table.writer->TakeData(), 0, std::move(info));
 }
 
 Status Pipe::SendWriters() {
@@ -1024,8 +1089,10 @@ Status Pipe::FlushAll() {
 void Pipe::DiscardOpenXaRows() {
   for (auto& [key, table] : tables_) {
     if (table->writer) (void)table->writer->TakeData();
+    table->changes.inserts = table->changes.updates = table->changes.deletes = 0;
   }
   xa_batches_.clear();
+  xa_changes_.clear();
   pending_bytes_ = 0;
 }
 
@@ -1034,9 +1101,12 @@ Status Pipe::PrepareXa(const binlog::Event& event, const Boundary& boundary) {
   xa_batches_.clear();
   for (auto& [key, table] : tables_) {
     if (!table->writer || table->writer->rows() == 0) continue;
+    xa_changes_[key].Absorb(table->changes);
     batches.push_back({key, table->writer->insert_prefix(), table->writer->TakeData()});
   }
   pending_bytes_ = 0;
+  prepared_changes_[boundary.xid] = std::move(xa_changes_);
+  xa_changes_.clear();
   CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
   PendingXa pending{boundary.xid, Coordinate(event.file, xa_group_start_),
                     XaRowsFileName(sequence, xa_group_start_)};
@@ -1068,12 +1138,27 @@ Status Pipe::FinishXa(const binlog::Event& event, const Boundary& boundary, bool
   }
   PendingXa pending = *it;
   checkpoint_.pending_xa.erase(it);
+  std::map<std::string, PendingRowChanges> changes;
+  if (auto found = prepared_changes_.find(boundary.xid); found != prepared_changes_.end()) {
+    changes = std::move(found->second);
+    prepared_changes_.erase(found);
+  }
   if (!pending.rows_file.empty()) {
     if (commit) {
       CHSYNC_ASSIGN_OR_RETURN(std::vector<XaBatch> batches, ReadXaRows(state_->path(), pending.rows_file));
       for (XaBatch& batch : batches) {
         if (!tables_.contains(batch.table)) continue;  // no longer replicated (dropped, renamed away)
-        CHSYNC_RETURN_IF_ERROR(flusher_->Insert(std::move(batch.prefix), std::move(batch.data)));
+        // The table's changes count with its first batch (a restart between PREPARE and COMMIT
+        // forgets them: the rows are sent, not counted).
+        Flusher::BatchInfo info;
+        if (auto c = changes.find(batch.table); c != changes.end()) {
+          info.rows = c->second.rows();
+          PendingRowChanges counted = c->second;
+          info.acknowledged = [counted]() mutable { counted.Count(); };
+          changes.erase(c);
+        }
+        CHSYNC_RETURN_IF_ERROR(
+            flusher_->Insert(std::move(batch.prefix), std::move(batch.data), 0, std::move(info)));
       }
     }
     obsolete_xa_files_.push_back(pending.rows_file);
@@ -1091,15 +1176,20 @@ Status Pipe::FlushAndCheckpoint() {
   status_.position = Coordinate(committed_.file, committed_.position);
   status_.gtid_position = committed_.gtid_set;
   status_.destination = DestinationLine();
+  PublishTables();
   // Saved by the flusher once every row queued before it is in ClickHouse.
-  auto save = [this, checkpoint = checkpoint_, status = status_,
-               obsolete = std::move(obsolete_xa_files_)]() mutable -> Status {
+  auto save = [this, checkpoint = checkpoint_, status = status_, obsolete = std::move(obsolete_xa_files_),
+               mariadb = server_.is_mariadb(), retention = retention_.get()]() mutable -> Status {
     checkpoint.saved_at_ms = NowMs();
     Status saved = state_->Save(checkpoint);
     if (!saved.ok()) return saved;
     ++checkpoints_saved_;
     for (const std::string& file : obsolete) RemoveXaRows(state_->path(), file);
+    Metrics().NoteCheckpoint(checkpoint.resume.file, checkpoint.resume.position, checkpoint.resume.gtid_set,
+                             mariadb, checkpoint.saved_at_ms, status.last_event_time);
+    if (retention != nullptr) retention->SetCheckpoint(checkpoint.resume.file, checkpoint.resume.position);
     status.updated_at_ms = checkpoint.saved_at_ms;
+    PublishRunStatus(status);
     Status written = WriteRunStatus(state_->path(), status);
     if (!written.ok()) log::Warn("cannot write the status file: {}", written.error().message());
     return Status::Ok();
