@@ -140,6 +140,14 @@ struct Observer::Impl {
       std::lock_guard lock(history_mutex);
       page.lag_series.assign(lag_series.begin(), lag_series.end());
       page.rate_series.assign(rate_series.begin(), rate_series.end());
+      // The charts end with the values of this moment, not of the last sample (up to 10 s old).
+      uint64_t now = NowMs();
+      if (std::isfinite(page.lag_seconds)) page.lag_series.push_back({now, page.lag_seconds});
+      if (last_rows >= 0 && now >= last_rows_ms + 1000) {
+        double rows = SumOf(registry.Samples("chsync_row_changes_total"));
+        page.rate_series.push_back(
+            {now, (rows - last_rows) * 1000.0 / static_cast<double>(now - last_rows_ms)});
+      }
     }
     std::map<std::string, http::TableRow> tables;
     for (const auto& s : registry.Samples("chsync_row_changes_total")) {
