@@ -11,25 +11,13 @@
 #include "common/url.h"
 #include "mysql/binlog_retention.h"
 #include "mysql/connection.h"
+#include "mysql/live_test_connection.h"
 
 namespace chsync::mysql {
 namespace {
 
-/// A connection to the FULL test server; fails the test when the variable is unset.
 std::unique_ptr<Connection> Connect() {
-  const char* url_text = std::getenv("CHSYNC_TEST_MYSQL_FULL");
-  EXPECT_NE(url_text, nullptr)
-      << "CHSYNC_TEST_MYSQL_FULL is not set: run the tests through scripts/test-servers";
-  if (url_text == nullptr) return nullptr;
-  auto url = ParseUrl(url_text);
-  EXPECT_TRUE(url.ok());
-  if (!url.ok()) return nullptr;
-  auto options = OptionsFromUrl(*url);
-  EXPECT_TRUE(options.ok());
-  if (!options.ok()) return nullptr;
-  auto conn = Connection::Open(*options);
-  EXPECT_TRUE(conn.ok()) << conn.error().message();
-  return conn.ok() ? std::move(*conn) : nullptr;
+  return ConnectToTestServer();
 }
 
 TEST(BinlogRetentionLive, ListsFilesAndTheExpiry) {

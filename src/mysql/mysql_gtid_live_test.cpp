@@ -14,6 +14,7 @@
 #include "common/url.h"
 #include "mysql/binlog_stream.h"
 #include "mysql/connection.h"
+#include "mysql/live_test_connection.h"
 #include "mysql/mysql_gtid_set.h"
 
 namespace chsync::mysql {
@@ -21,21 +22,8 @@ namespace {
 
 constexpr unsigned kErrorUnknownCommand = 1047;  // ER_UNKNOWN_COM_ERROR
 
-/// A connection to the FULL MariaDB test server; fails the test when the variable is unset.
 std::unique_ptr<Connection> Connect() {
-  const char* url_text = std::getenv("CHSYNC_TEST_MYSQL_FULL");
-  EXPECT_NE(url_text, nullptr)
-      << "CHSYNC_TEST_MYSQL_FULL is not set: run the tests through scripts/test-servers";
-  if (url_text == nullptr) return nullptr;
-  auto url = ParseUrl(url_text);
-  EXPECT_TRUE(url.ok());
-  if (!url.ok()) return nullptr;
-  auto options = OptionsFromUrl(*url);
-  EXPECT_TRUE(options.ok());
-  if (!options.ok()) return nullptr;
-  auto conn = Connection::Open(*options);
-  EXPECT_TRUE(conn.ok()) << conn.error().message();
-  return conn.ok() ? std::move(*conn) : nullptr;
+  return ConnectToTestServer();
 }
 
 TEST(MysqlGtidLive, MariaDbAnswersComBinlogDumpGtidWithUnknownCommand) {
