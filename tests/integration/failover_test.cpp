@@ -63,6 +63,19 @@ class FailoverTest : public ::testing::Test {
     return false;
   }
 
+  /// Polls until `sql` returns `expected` at the destination (true), or `seconds` pass. Errors
+  /// while polling (the database not created yet by the snapshot) count as "not yet".
+  bool DestReaches(const std::string& sql, const std::string& expected, int seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::string error;
+      auto rows = testing::QueryDestination(p_.dest_url(), sql, &error);
+      if (rows.has_value() && !rows->empty() && !(*rows)[0].empty() && (*rows)[0][0] == expected) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
+  }
+
   /// Keys that appear more than once in the FINAL view of `table` ("" when none).
   std::string DuplicateKeys(const std::string& table) {
     return p_.DestValue(
@@ -190,11 +203,8 @@ TEST_F(FailoverTest, WaitsForALaggingReplicaThenMovesToIt) {
   ASSERT_TRUE(run.has_value());
   p_.ExecAll(Workload(200, 260));
   p_.Exec("INSERT INTO t (id, v, s) VALUES (777777, 1, 'last on the primary')");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (p_.DestValue("SELECT count() FROM " + p_.DestTable("t") + " FINAL WHERE id = 777777") != "1" &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
+  ASSERT_TRUE(DestReaches("SELECT count() FROM " + p_.DestTable("t") + " FINAL WHERE id = 777777", "1", 60))
+      << run->Log();
   ASSERT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t") + " FINAL WHERE id = 777777"), "1");
   ASSERT_TRUE(pair_.KillPrimary());
 
