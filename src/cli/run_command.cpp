@@ -2,6 +2,9 @@
 // file); resync first rebuilds one table or all of them, then continues as run does.
 // Exit 0 after a clean stop (SIGINT/SIGTERM, or --until-caught-up reached), 1 on a pipe failure
 // with the reason on stderr, 2 on bad usage or configuration.
+// `chsync resync --table DB.TABLE` while a `chsync run` holds the state directory does not open it:
+// it asks the running pipe to copy the table again online (a control request, pipe/control.h) and
+// prints its answer, as `chsync pause` does (table_control_command.cpp).
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -12,15 +15,22 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/command.h"
 #include "cli/observe.h"
 #include "common/log.h"
 #include "pipe/config.h"
+#include "pipe/control.h"
 #include "pipe/pipeline.h"
 
 namespace chsync::cli {
+
+/// Defined in table_control_command.cpp: submits a control request to the pipe of `state`, waits
+/// up to `wait_s` seconds for its answer, prints it and returns the exit code.
+int RunTableControl(std::string_view op, const std::string& state, const std::string& table, unsigned wait_s);
+
 namespace {
 
 std::atomic<bool> g_stop{false};
@@ -41,7 +51,8 @@ struct RunFlags {
   std::optional<uint64_t> snapshot_chunk_rows, batch_rows, batch_age_ms, batch_bytes;
   std::vector<std::string> schema_policies;  // --schema-policy, in the order given
   bool until_caught_up = false;
-  std::string table;  // resync --table
+  std::string table;     // resync --table
+  unsigned wait_s = 60;  // resync --wait-s, with a running pipe
 };
 
 int RunOrResync(const RunFlags& f, bool resync) {
@@ -54,10 +65,21 @@ int RunOrResync(const RunFlags& f, bool resync) {
       return kExitUsage;
     }
   }
+  if (f.state) config.state = *f.state;
+  if (resync && !config.state.empty() && pipe::PipeRunning(config.state)) {
+    // The running pipe does the work; the other flags are its business.
+    if (f.table.empty()) {
+      fmt::print(stderr,
+                 "chsync resync: a chsync run is running on {}: a running pipe copies one table again "
+                 "(--table DB.TABLE); to copy every table, stop it first\n",
+                 config.state);
+      return kExitUsage;
+    }
+    return RunTableControl("resync", config.state, f.table, f.wait_s);
+  }
   if (f.source) config.source = *f.source;
   if (f.dest) config.dest = *f.dest;
   if (f.tables) config.tables = *f.tables;
-  if (f.state) config.state = *f.state;
   if (f.dest_database) config.dest_database = *f.dest_database;
   if (f.dest_cluster) config.dest_cluster = *f.dest_cluster;
   if (f.dest_replication_path) config.dest_replication_path = *f.dest_replication_path;
@@ -215,6 +237,10 @@ void AddResyncCommand(CLI::App& app, RunFunction& run) {
       "resync", "Copy one table (--table) or every table again, then continue as `run` does");
   AddFlags(sub, *flags);
   sub->add_option("--table", flags->table, "the table to copy again, DB.TABLE (default: every table)");
+  sub->add_option("--wait-s", flags->wait_s,
+                  "with --table while a chsync run is running on --state: how long to wait for its answer "
+                  "(default 60)")
+      ->check(CLI::Range(0u, 86400u));
   sub->callback([flags, &run] { run = [flags] { return RunOrResync(*flags, true); }; });
 }
 

@@ -138,6 +138,18 @@ int RunStatusCommand(const StatusOptions& o) {
     fmt::print("  {}.{}  rebuilding online into {}: {} rows copied (since {}: {})\n", r.database, r.table,
                r.temp_table, r.progress.rows_copied, r.position, r.reason);
   }
+  if (!c.held.empty()) {
+    size_t parked = 0;
+    for (const pipe::HeldTable& h : c.held) parked += h.state == "parked" ? 1 : 0;
+    fmt::print(
+        "held tables    {} ({} parked, {} paused): their changes are not applied; `chsync resume --state "
+        "{} --table DB.TABLE` copies one again\n",
+        c.held.size(), parked, c.held.size() - parked, o.state);
+  }
+  for (const pipe::HeldTable& h : c.held) {
+    fmt::print("  {}  {} since {} UTC at {}: {}\n", h.table, h.state, UtcTime(h.at_ms), h.position, h.reason);
+    if (!h.statement.empty()) fmt::print("      {}\n", h.statement.substr(0, 300));
+  }
   fmt::print("last error     {}\n", run.last_error.empty() ? "none" : run.last_error);
   if (!run.policies.empty()) {
     fmt::print("schema policies\n");

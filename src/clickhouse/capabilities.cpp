@@ -18,6 +18,9 @@ constexpr Feature kFeatures[] = {
     {"add_column_after", &Capabilities::add_column_after, {18, 16, 0, 0}},
     // 18.16: MODIFY COLUMN s Nullable(String) on ReplacingMergeTree works (verified).
     {"modify_to_nullable", &Capabilities::modify_to_nullable, {18, 16, 0, 0}},
+    // 19.1: per-column compression codecs, CODEC(…) (changelog 19.1, PR #3899; 18.16 rejects the
+    // clause with a syntax error, verified).
+    {"codec", &Capabilities::codec, {19, 1, 0, 0}},
     // 19.3: IPv4/IPv6 domain types (changelog 19.3, "Added IPv4 and IPv6 domain types"; 18.16
     // rejects them, verified).
     {"ip_types", &Capabilities::ip_types, {19, 3, 0, 0}},
@@ -27,6 +30,9 @@ constexpr Feature kFeatures[] = {
     // 19.3: LowCardinality production ready, allow_experimental_low_cardinality_type removed
     // (PR #4323, February 2019; 18.16 requires the setting, verified).
     {"low_cardinality", &Capabilities::low_cardinality, {19, 3, 0, 0}},
+    // 19.6: TTL of tables and columns (changelog 19.6, PR #4212; 18.16 rejects the clause with a
+    // syntax error, verified).
+    {"ttl", &Capabilities::ttl, {19, 6, 0, 0}},
     // 20.1: DateTime64 type and now64() (changelog 20.1, PR #7170; 18.16: "Unknown function
     // toDateTime64", verified).
     {"datetime64", &Capabilities::datetime64, {20, 1, 0, 0}},

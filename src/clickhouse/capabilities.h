@@ -31,6 +31,8 @@ struct Capabilities {
   /// MergeTree settings fsync_after_insert and fsync_part_directory, in a release where they work:
   /// an INSERT is acknowledged only after its part's files and directory are fsynced.
   bool fsync_after_insert = false;
+  bool codec = false;  ///< per-column CODEC(…) in column definitions
+  bool ttl = false;    ///< table TTL (and column TTL) of MergeTree tables
   /// The version these capabilities were decided from, for messages; {0, 0} when built by hand.
   ServerVersion version;
 };

@@ -24,6 +24,8 @@ TEST(CapabilitiesTest, ClickHouse1816HasOnlyTheOldFeatures) {
   EXPECT_FALSE(c.ip_types);
   EXPECT_FALSE(c.decimal256);
   EXPECT_FALSE(c.fsync_after_insert);
+  EXPECT_FALSE(c.codec);
+  EXPECT_FALSE(c.ttl);
   EXPECT_EQ(c.version, (ServerVersion{18, 16, 1, 0}));
 }
 
@@ -46,6 +48,8 @@ TEST(CapabilitiesTest, BoundariesAreTheFirstReleases) {
       {{20, 3, 21, 2}, {20, 4, 2, 9}, &Capabilities::rename_column},
       // 20.6 to 20.12 accept the settings but ignore them (fixed by PR #18845 in 21.1).
       {{20, 12, 8, 5}, {21, 1, 2, 15}, &Capabilities::fsync_after_insert},
+      {{18, 16, 1, 0}, {19, 1, 6, 0}, &Capabilities::codec},
+      {{19, 5, 4, 0}, {19, 6, 2, 11}, &Capabilities::ttl},
   };
   for (const Case& c : cases) {
     EXPECT_FALSE(FromVersion(c.before).*(c.field)) << c.before.ToString();

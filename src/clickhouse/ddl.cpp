@@ -1,5 +1,7 @@
 #include "clickhouse/ddl.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <set>
 
@@ -165,10 +167,51 @@ std::optional<std::string> SetDefault(std::string_view text, const MappedType& m
   return QuoteString(canonical);
 }
 
-std::string ColumnDefinition(const schema::Column& column, const MappedType& mapped) {
-  std::string def = QuoteIdentifier(column.name) + " " + mapped.type;
-  if (auto expr = DefaultExpression(column, mapped)) def += " DEFAULT " + *expr;
+/// "`name` Type[ DEFAULT e][ CODEC(c)]".
+std::string ColumnDefinition(const TableLayout::Column& column) {
+  std::string def = QuoteIdentifier(column.name) + " " + column.type;
+  if (!column.default_expression.empty()) def += " DEFAULT " + column.default_expression;
+  if (!column.codec.empty()) def += " CODEC(" + column.codec + ")";
   return def;
+}
+
+/// "ClickHouse 18.16" (or "this ClickHouse" for capabilities built by hand), for messages.
+std::string ServerName(const Capabilities& caps) {
+  return caps.version == ServerVersion{}
+             ? "this ClickHouse"
+             : "ClickHouse " + std::to_string(caps.version.major) + "." + std::to_string(caps.version.minor);
+}
+
+std::string MajorMinor(const ServerVersion& v) {
+  return std::to_string(v.major) + "." + std::to_string(v.minor);
+}
+
+/// A table option the server cannot take (kUnsupported): names the option, the first version that
+/// has it and the server's.
+Error NeedsNewerServer(std::string_view what, std::string_view option, std::string_view capability,
+                       const Capabilities& caps, std::string_view extra = "") {
+  return Error(ErrorKind::kUnsupported, std::string(what) + ": " + std::string(option) +
+                                            " needs ClickHouse " + MajorMinor(FirstVersionWith(capability)) +
+                                            " or later, and the destination is " + ServerName(caps) +
+                                            std::string(extra) +
+                                            ": remove the option from table_options, or upgrade ClickHouse");
+}
+
+/// The layout column of `column` (mapped to `mapped`) under `options`; `what` names it in errors.
+Result<TableLayout::Column> LayoutColumn(const schema::Column& column, const MappedType& mapped,
+                                         const Capabilities& caps, const CreateOptions& options,
+                                         std::string_view what) {
+  TableLayout::Column out;
+  out.name = options.ClickHouseName(column.name);
+  out.source = column.name;
+  const ColumnOptions* column_options = options.Column(column.name);
+  CHSYNC_ASSIGN_OR_RETURN(out.type, DestinationType(mapped, column_options, caps, what));
+  out.default_expression = DefaultExpression(column, mapped).value_or("");
+  if (column_options != nullptr && !column_options->codec.empty()) {
+    if (!caps.codec) return NeedsNewerServer(what, "CODEC", "codec", caps);
+    out.codec = column_options->codec;
+  }
+  return out;
 }
 
 Status CheckNotMetadataName(const schema::Column& column, std::string_view table) {
@@ -185,9 +228,7 @@ Status CheckNotMetadataName(const schema::Column& column, std::string_view table
 
 Status CheckDurable(const Capabilities& caps, const DdlTarget& target, std::string_view table) {
   if (!target.durable || caps.fsync_after_insert) return Status::Ok();
-  std::string server = caps.version == ServerVersion{} ? "this ClickHouse"
-                                                       : "ClickHouse " + std::to_string(caps.version.major) +
-                                                             "." + std::to_string(caps.version.minor);
+  std::string server = ServerName(caps);
   ServerVersion since = FirstVersionWith("fsync_after_insert");
   return Error(ErrorKind::kUnsupported,
                "table " + std::string(table) + ": " + server +
@@ -237,62 +278,168 @@ std::string ReplacingEngine(std::string_view table, std::string_view arguments, 
          (arguments.empty() ? "" : ", ") + std::string(arguments) + ")";
 }
 
-Result<std::string> CreateTable(const schema::TableSchema& table, const Capabilities& caps,
-                                const DdlTarget& target) {
-  if (table.columns.empty()) {
-    return Error(ErrorKind::kUnsupported, "table " + table.QualifiedName() + " has no columns");
+std::string CreateOptions::ClickHouseName(std::string_view column) const {
+  for (const auto& [name, clickhouse_name] : column_names) {
+    if (schema::EqualsIgnoreCase(name, column)) return clickhouse_name;
   }
-  CHSYNC_RETURN_IF_ERROR(CheckDurable(caps, target, table.QualifiedName()));
-  std::string sql = "CREATE TABLE IF NOT EXISTS " + QualifiedName(target.StorageDatabase(), table.name) +
-                    OnCluster(target) + "\n(\n";
+  return std::string(column);
+}
+
+const ColumnOptions* CreateOptions::Column(std::string_view column) const {
+  for (const auto& [name, options] : columns) {
+    if (schema::EqualsIgnoreCase(name, column)) return &options;
+  }
+  for (const auto& [name, options] : columns) {
+    if (ClickHouseName(name) == column) return &options;
+  }
+  return nullptr;
+}
+
+Result<std::string> DestinationType(const MappedType& mapped, const ColumnOptions* options,
+                                    const Capabilities& caps, std::string_view what) {
+  if (options == nullptr || !options->low_cardinality) return mapped.type;
+  if (!caps.low_cardinality) {
+    return NeedsNewerServer(what, "LowCardinality", "low_cardinality", caps,
+                            " (18.16 has it only behind allow_experimental_low_cardinality_type, which "
+                            "chsync does not set)");
+  }
+  const std::string base = BaseType(mapped);
+  if (base != "String") {
+    return Error(ErrorKind::kConfig, std::string(what) +
+                                         ": low_cardinality needs a column stored as String, and " +
+                                         "this one is " + mapped.type +
+                                         " (ClickHouse refuses LowCardinality of numbers, dates and enums "
+                                         "without allow_suspicious_low_cardinality_types)");
+  }
+  return "LowCardinality(" + mapped.type + ")";
+}
+
+Result<std::string> CodecClause(const ColumnOptions* options, const Capabilities& caps,
+                                std::string_view what) {
+  if (options == nullptr || options->codec.empty()) return std::string();
+  if (!caps.codec) return NeedsNewerServer(what, "CODEC", "codec", caps);
+  return " CODEC(" + options->codec + ")";
+}
+
+Result<TableLayout> DestinationLayout(const schema::TableSchema& table, const Capabilities& caps,
+                                      const DdlTarget& target, const CreateOptions& options) {
+  const std::string name = table.QualifiedName();
+  if (table.columns.empty()) return Error(ErrorKind::kUnsupported, "table " + name + " has no columns");
+  CHSYNC_RETURN_IF_ERROR(CheckDurable(caps, target, name));
+  TableLayout layout;
+  layout.database = target.StorageDatabase();
+  layout.table = options.table.empty() ? table.name : options.table;
   for (const schema::Column& column : table.columns) {
-    CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(column, table.QualifiedName()));
-    auto mapped = MapColumn(column, caps);
-    if (!mapped.ok()) {
-      return std::move(mapped.error().AddContext("table " + table.QualifiedName()));
+    CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(column, name));
+    auto type = MapColumn(column, caps);
+    if (!type.ok()) return std::move(type.error().AddContext("table " + name));
+    CHSYNC_ASSIGN_OR_RETURN(
+        TableLayout::Column mapped,
+        LayoutColumn(column, *type, caps, options, "table " + name + ": column " + column.name));
+    schema::Column renamed;
+    renamed.name = mapped.name;
+    CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(renamed, name));
+    for (const TableLayout::Column& earlier : layout.columns) {
+      if (earlier.name == mapped.name) {
+        return Error(ErrorKind::kConfig, "table " + name + ": columns " + earlier.source + " and " +
+                                             column.name + " would both be the ClickHouse column " +
+                                             mapped.name);
+      }
     }
-    sql += "    " + ColumnDefinition(column, *mapped) + ",\n";
+    layout.columns.push_back(std::move(mapped));
   }
-  sql += "    " + QuoteIdentifier(kVersionColumn) + " UInt64,\n";
-  sql += "    " + QuoteIdentifier(kIsDeletedColumn) + " UInt8,\n";
-  sql += "    " + QuoteIdentifier(kSyncedAtColumn) +
-         (caps.datetime64 && caps.now64 ? " DateTime64(3) DEFAULT now64(3)\n" : " DateTime DEFAULT now()\n");
-  sql += ")\nENGINE = ";
-  std::string engine_args = QuoteIdentifier(kVersionColumn);
-  if (caps.replacing_is_deleted) engine_args += ", " + QuoteIdentifier(kIsDeletedColumn);
-  sql += ReplacingEngine(table.name, engine_args, target);
-  SortingKey key = ChooseSortingKey(table);
-  std::string order;
-  for (const std::string& name : key.columns) {
-    const schema::Column* column = table.GetColumn(name);
-    if (column == nullptr) {
-      return Error(ErrorKind::kUnsupported, "table " + table.QualifiedName() + ": key column " + name +
-                                                " is not a column of the table");
-    }
-    if (!order.empty()) order += ", ";
-    std::string quoted = QuoteIdentifier(column->name);
-    auto mapped = MapColumn(*column, caps);
-    if (mapped.ok() && mapped->nullable) {
-      order.append("isNull(").append(quoted).append("), assumeNotNull(").append(quoted).append(")");
-    } else {
-      order += quoted;
+  layout.columns.push_back({std::string(kVersionColumn), "UInt64", "", "", ""});
+  layout.columns.push_back({std::string(kIsDeletedColumn), "UInt8", "", "", ""});
+  if (caps.datetime64 && caps.now64) {
+    layout.columns.push_back({std::string(kSyncedAtColumn), "DateTime64(3)", "now64(3)", "", ""});
+  } else {
+    layout.columns.push_back({std::string(kSyncedAtColumn), "DateTime", "now()", "", ""});
+  }
+  layout.engine = target.cluster.empty() ? "ReplacingMergeTree" : "ReplicatedReplacingMergeTree";
+  layout.engine_columns = {std::string(kVersionColumn)};
+  if (caps.replacing_is_deleted) layout.engine_columns.emplace_back(kIsDeletedColumn);
+
+  if (!options.order_by.empty()) {
+    layout.order_by = options.order_by;
+  } else {
+    for (const std::string& key : ChooseSortingKey(table).columns) {
+      const schema::Column* column = table.GetColumn(key);
+      if (column == nullptr) {
+        return Error(ErrorKind::kUnsupported,
+                     fmt::format("table {}: key column {} is not a column of the table", name, key));
+      }
+      std::string quoted = QuoteIdentifier(options.ClickHouseName(column->name));
+      auto mapped = MapColumn(*column, caps);
+      if (mapped.ok() && mapped->nullable) {
+        layout.order_by.push_back("isNull(" + quoted + ")");
+        layout.order_by.push_back("assumeNotNull(" + quoted + ")");
+      } else {
+        layout.order_by.push_back(std::move(quoted));
+      }
     }
   }
-  sql += "\nORDER BY (" + order + ")";
-  if (target.durable) sql.append("\nSETTINGS ").append(kDurableSettings);
+  layout.partition_by = options.partition_by;
+  if (!options.ttl.empty() && !caps.ttl) return NeedsNewerServer("table " + name, "TTL", "ttl", caps);
+  layout.ttl = options.ttl;
+  if (target.durable) {
+    layout.settings = {{"fsync_after_insert", "1"}, {"fsync_part_directory", "1"}};
+  }
+  for (const auto& [setting, value] : options.settings) {
+    for (std::string_view durable : {"fsync_after_insert", "fsync_part_directory"}) {
+      if (target.durable && schema::EqualsIgnoreCase(durable, setting)) {
+        return Error(ErrorKind::kConfig,
+                     fmt::format("table {}: setting {} is chsync's own with durable_inserts; remove it from "
+                                 "table_options",
+                                 name, setting));
+      }
+    }
+    layout.settings.emplace_back(setting, value);
+  }
+  return layout;
+}
+
+Result<std::string> CreateTable(const schema::TableSchema& table, const Capabilities& caps,
+                                const DdlTarget& target, const CreateOptions& options) {
+  CHSYNC_ASSIGN_OR_RETURN(TableLayout layout, DestinationLayout(table, caps, target, options));
+  std::string sql = "CREATE TABLE IF NOT EXISTS " + QualifiedName(layout.database, layout.table) +
+                    OnCluster(target) + "\n(\n";
+  for (size_t i = 0; i < layout.columns.size(); ++i) {
+    sql += "    " + ColumnDefinition(layout.columns[i]) + (i + 1 < layout.columns.size() ? ",\n" : "\n");
+  }
+  std::string engine_args;
+  for (const std::string& column : layout.engine_columns) {
+    if (!engine_args.empty()) engine_args += ", ";
+    engine_args += QuoteIdentifier(column);
+  }
+  sql += ")\nENGINE = " + ReplacingEngine(layout.table, engine_args, target);
+  if (!layout.partition_by.empty()) sql += "\nPARTITION BY " + layout.partition_by;
+  sql += "\nORDER BY (";
+  for (size_t i = 0; i < layout.order_by.size(); ++i) sql += (i > 0 ? ", " : "") + layout.order_by[i];
+  sql += ")";
+  if (!layout.ttl.empty()) sql += "\nTTL " + layout.ttl;
+  for (size_t i = 0; i < layout.settings.size(); ++i) {
+    sql += (i == 0 ? "\nSETTINGS " : ", ") + layout.settings[i].first + " = " + layout.settings[i].second;
+  }
   return sql;
 }
 
 Result<std::string> AddColumn(std::string_view table, const schema::Column& column, std::string_view after,
-                              const Capabilities& caps, const DdlTarget& target) {
+                              const Capabilities& caps, const DdlTarget& target,
+                              const CreateOptions& options) {
   CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(column, table));
   CHSYNC_ASSIGN_OR_RETURN(MappedType mapped, MapColumn(column, caps));
+  CHSYNC_ASSIGN_OR_RETURN(
+      TableLayout::Column layout,
+      LayoutColumn(column, mapped, caps, options, "table " + std::string(table) + ": column " + column.name));
+  schema::Column renamed;
+  renamed.name = layout.name;
+  CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(renamed, table));
   std::string sql =
       "ALTER TABLE " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target) + " ADD COLUMN ";
   if (caps.add_column_if_not_exists) sql += "IF NOT EXISTS ";
-  sql += ColumnDefinition(column, mapped);
+  sql += ColumnDefinition(layout);
   if (!after.empty()) {
-    sql += " AFTER " + QuoteIdentifier(after);
+    sql += " AFTER " + QuoteIdentifier(options.ClickHouseName(after));
   } else if (caps.add_column_first) {
     sql += " FIRST";
   }
@@ -300,13 +447,20 @@ Result<std::string> AddColumn(std::string_view table, const schema::Column& colu
 }
 
 Result<std::string> ModifyColumn(std::string_view table, const schema::Column& column,
-                                 const Capabilities& caps, const DdlTarget& target) {
+                                 const Capabilities& caps, const DdlTarget& target,
+                                 const CreateOptions& options, std::string_view restated_default) {
   CHSYNC_ASSIGN_OR_RETURN(MappedType mapped, MapColumn(column, caps));
   if (mapped.nullable && !caps.modify_to_nullable) {
     return Error(ErrorKind::kUnsupported, "this ClickHouse cannot change a column to Nullable");
   }
-  return "ALTER TABLE " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target) +
-         " MODIFY COLUMN " + QuoteIdentifier(column.name) + " " + mapped.type;
+  const std::string what = "table " + std::string(table) + ": column " + column.name;
+  const ColumnOptions* column_options = options.Column(column.name);
+  CHSYNC_ASSIGN_OR_RETURN(std::string type, DestinationType(mapped, column_options, caps, what));
+  CHSYNC_ASSIGN_OR_RETURN(std::string codec, CodecClause(column_options, caps, what));
+  std::string sql = "ALTER TABLE " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target) +
+                    " MODIFY COLUMN " + QuoteIdentifier(options.ClickHouseName(column.name)) + " " + type;
+  if (!restated_default.empty()) sql += " DEFAULT " + std::string(restated_default);
+  return sql + codec;
 }
 
 Result<std::string> RenameColumn(std::string_view table, std::string_view from, std::string_view to,

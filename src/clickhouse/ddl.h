@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "clickhouse/capabilities.h"
@@ -70,14 +71,111 @@ std::string CreateDatabase(std::string_view database, const DdlTarget& target);
 /// ReplicationPath with target.replica_name on a cluster.
 std::string ReplacingEngine(std::string_view table, std::string_view arguments, const DdlTarget& target);
 
-/// CREATE TABLE IF NOT EXISTS for `table` (named table.name in target.database): the mapped source
-/// columns, the metadata columns, ReplacingMergeTree(_chsync_version[, _chsync_is_deleted]) (the
-/// second argument where caps.replacing_is_deleted), ORDER BY ChooseSortingKey. Nullable key
-/// columns enter the key as isNull(c), assumeNotNull(c); `SETTINGS kDurableSettings` where
-/// target.durable. Fails (kUnsupported) when a column cannot be mapped, a source column uses a
-/// metadata column's name, or target.durable is set and the server lacks caps.fsync_after_insert.
+/// Storage options of one destination column (`table_options: … columns:`, docs/mapping.md).
+struct ColumnOptions {
+  /// The codecs inside CODEC( ), e.g. "ZSTD(3)" or "Delta, LZ4"; empty: the server's default
+  /// compression. Needs caps.codec.
+  std::string codec;
+  /// The column is stored as LowCardinality(T), outside Nullable: LowCardinality(Nullable(String)).
+  /// Only for columns stored as String (ClickHouse refuses LowCardinality of numbers, dates and
+  /// enums without allow_suspicious_low_cardinality_types); needs caps.low_cardinality. RowBinary
+  /// writes such a column exactly as T, so the encoder does not change.
+  bool low_cardinality = false;
+
+  bool operator==(const ColumnOptions&) const = default;
+};
+
+/// What the configuration changes in a destination table (pipe/mapping.h builds it from
+/// `table_options:`, and checks it against the source table first). The default changes nothing.
+/// Column names here are those of the schema handed to CreateTable (the source names); a lookup
+/// by ClickHouse name finds the same column, so a schema whose columns carry their ClickHouse
+/// names already (pipe::WriterSchema) works too. Names compare case-insensitively, as MySQL's do.
+struct CreateOptions {
+  /// The ClickHouse table's name; empty: the source table's (table.name). CreateTable and
+  /// DestinationLayout only: the ALTER builders name their table themselves.
+  std::string table;
+  /// Columns stored under another name: (column, ClickHouse name).
+  std::vector<std::pair<std::string, std::string>> column_names;
+  /// Per-column storage options: (column, options).
+  std::vector<std::pair<std::string, ColumnOptions>> columns;
+  /// The elements of ORDER BY (ClickHouse expressions over ClickHouse column names), written as
+  /// ORDER BY (e1, e2, …), instead of ChooseSortingKey's columns; empty: chsync's key. REQUIRES
+  /// that they hold the sorting key (pipe::Validate checks it).
+  std::vector<std::string> order_by;
+  std::string partition_by;  ///< PARTITION BY expression; empty: none
+  std::string ttl;           ///< table TTL (expression and actions); empty: none. Needs caps.ttl
+  /// MergeTree settings as (name, value as ClickHouse literal text: 4096, 'hot'), after
+  /// kDurableSettings where target.durable (naming one of those then is an error).
+  std::vector<std::pair<std::string, std::string>> settings;
+
+  /// The ClickHouse name of `column` (a column name of the schema, or already a ClickHouse name).
+  std::string ClickHouseName(std::string_view column) const;
+  /// The options of `column` (either name), or nullptr.
+  const ColumnOptions* Column(std::string_view column) const;
+
+  bool operator==(const CreateOptions&) const = default;
+};
+
+/// A destination table as CreateTable creates it, in the terms ClickHouse reports an existing
+/// table by (system.columns, system.tables): for rendering the CREATE TABLE and for comparing an
+/// existing table with it (pipe/adopt.h).
+struct TableLayout {
+  struct Column {
+    std::string name;                ///< ClickHouse name
+    std::string type;                ///< the full type: LowCardinality(Nullable(String))
+    std::string default_expression;  ///< DEFAULT expression; empty: none
+    std::string codec;               ///< the codecs inside CODEC( ); empty: none
+    std::string source;              ///< the schema's column it holds; empty for metadata columns
+    bool operator==(const Column&) const = default;
+  };
+  std::string database;  ///< target.StorageDatabase()
+  std::string table;     ///< ClickHouse name
+  /// The schema's columns in order, then _chsync_version, _chsync_is_deleted, _chsync_synced_at.
+  std::vector<Column> columns;
+  /// The engine as system.tables.engine names it: ReplacingMergeTree, or
+  /// ReplicatedReplacingMergeTree on a cluster (its path and replica arguments come first).
+  std::string engine;
+  /// The engine's column arguments: _chsync_version[, _chsync_is_deleted] (unquoted names).
+  std::vector<std::string> engine_columns;
+  /// The elements of ORDER BY as written: {"`id`"}, {"isNull(`a`)", "assumeNotNull(`a`)"}, …
+  std::vector<std::string> order_by;
+  std::string partition_by;
+  std::string ttl;
+  std::vector<std::pair<std::string, std::string>> settings;  ///< kDurableSettings' first when durable
+
+  bool operator==(const TableLayout&) const = default;
+};
+
+/// The layout of `table`'s destination table: the mapped source columns (renamed, LowCardinality
+/// and CODEC as `options` say), the metadata columns, ReplacingMergeTree(_chsync_version[,
+/// _chsync_is_deleted]) (the second argument where caps.replacing_is_deleted), ORDER BY
+/// options.order_by or else ChooseSortingKey, where Nullable key columns enter the key as
+/// isNull(c), assumeNotNull(c); kDurableSettings where target.durable, then options.settings.
+/// Fails with kUnsupported when a column cannot be mapped, a source column (or a ClickHouse name)
+/// is a metadata column's name, target.durable is set and the server lacks
+/// caps.fsync_after_insert, or an option needs what the server lacks (CODEC: caps.codec; TTL:
+/// caps.ttl; LowCardinality: caps.low_cardinality), the message naming the option and the server
+/// version; with kConfig when options contradict the table (LowCardinality of a column not stored
+/// as String, two columns under one ClickHouse name, a durable setting set again).
+Result<TableLayout> DestinationLayout(const schema::TableSchema& table, const Capabilities& caps,
+                                      const DdlTarget& target, const CreateOptions& options = {});
+
+/// CREATE TABLE IF NOT EXISTS for `table` as DestinationLayout lays it out, named options.table
+/// (else table.name) in target.StorageDatabase(): columns one per line, then ENGINE, PARTITION BY,
+/// ORDER BY, TTL and SETTINGS in the order ClickHouse 18.16 requires. Fails as DestinationLayout.
 Result<std::string> CreateTable(const schema::TableSchema& table, const Capabilities& caps,
-                                const DdlTarget& target);
+                                const DdlTarget& target, const CreateOptions& options = {});
+
+/// The type `mapped` is stored as, with `options` (nullptr: none): LowCardinality(…) around it when
+/// asked. `what` names the column in errors ("table shop.orders: column status"). Fails as
+/// DestinationLayout does for LowCardinality.
+Result<std::string> DestinationType(const MappedType& mapped, const ColumnOptions* options,
+                                    const Capabilities& caps, std::string_view what);
+
+/// " CODEC(…)" for `options` (nullptr or no codec: ""), to follow a column's type and DEFAULT.
+/// kUnsupported without caps.codec.
+Result<std::string> CodecClause(const ColumnOptions* options, const Capabilities& caps,
+                                std::string_view what);
 
 /// ALTER TABLE `db`.`t` [ON CLUSTER c] MODIFY SETTING fsync_after_insert = 1, fsync_part_directory = 1:
 /// makes a table created before DdlTarget::durable was set durable for the inserts that follow
@@ -87,14 +185,21 @@ std::string MakeDurable(std::string_view table, const DdlTarget& target);
 
 /// ALTER TABLE … ADD COLUMN for `column`, positioned AFTER `after` (empty: FIRST where the server
 /// supports it, else at the end), with its DEFAULT when schema's parsed default is a portable
-/// literal (DefaultExpression).
+/// literal (DefaultExpression). The column (and `after`) get their ClickHouse names and the column
+/// its LowCardinality and CODEC from `options`, so that a column added later is stored as
+/// configured; fails as DestinationLayout does for them.
 Result<std::string> AddColumn(std::string_view table, const schema::Column& column, std::string_view after,
-                              const Capabilities& caps, const DdlTarget& target);
+                              const Capabilities& caps, const DdlTarget& target,
+                              const CreateOptions& options = {});
 
 /// ALTER TABLE … MODIFY COLUMN `c` <type of `column` as now declared>, e.g. to make it Nullable or
-/// to extend an Enum's labels.
+/// to extend an Enum's labels. With `options`, under its ClickHouse name and with its LowCardinality
+/// and CODEC restated (a MODIFY that leaves them out would drop them); `restated_default`, when
+/// not empty, is written as DEFAULT before the CODEC (appending " DEFAULT …" to the statement is
+/// only right without a codec).
 Result<std::string> ModifyColumn(std::string_view table, const schema::Column& column,
-                                 const Capabilities& caps, const DdlTarget& target);
+                                 const Capabilities& caps, const DdlTarget& target,
+                                 const CreateOptions& options = {}, std::string_view restated_default = "");
 
 /// ALTER TABLE … RENAME COLUMN; kUnsupported on servers without it (before 20.4).
 Result<std::string> RenameColumn(std::string_view table, std::string_view from, std::string_view to,

@@ -161,6 +161,224 @@ TEST(DdlTest, AddColumnPositionsAndDefaults) {
             "ALTER TABLE `d`.`t` ON CLUSTER `c1` ADD COLUMN `n` Int32 DEFAULT -5 AFTER `id`");
 }
 
+/// A table with a String, a Nullable String, a number and a date to hang options on.
+schema::TableSchema Events() {
+  schema::TableSchema t;
+  t.database = "shop";
+  t.name = "events";
+  t.columns = {Col("id", ColumnType::kBigInt).Unsigned().NotNull(),
+               Col("kind", ColumnType::kVarChar).Length(20).NotNull().Default(DefaultKind::kString, "view"),
+               Col("note", ColumnType::kText), Col("day", ColumnType::kDate).NotNull(),
+               Col("n", ColumnType::kInt).NotNull()};
+  t.primary_key = {"id"};
+  t.RenumberColumns();
+  return t;
+}
+
+CreateOptions EventOptions() {
+  CreateOptions o;
+  o.table = "events_v2";
+  o.column_names = {{"id", "event_id"}, {"NOTE", "comment"}};
+  o.columns = {{"kind", {"ZSTD(3)", true}}, {"note", {"", true}}, {"n", {"Delta, LZ4", false}}};
+  o.order_by = {"kind", "event_id"};
+  o.partition_by = "toYYYYMM(day)";
+  o.ttl = "day + INTERVAL 1 YEAR";
+  o.settings = {{"index_granularity", "4096"}, {"storage_policy", "'hot_cold'"}};
+  return o;
+}
+
+TEST(DdlTest, CreateTableWithOptions) {
+  DdlTarget target{.database = "analytics", .durable = true};
+  auto sql = CreateTable(Events(), kNew, target, EventOptions());
+  ASSERT_TRUE(sql.ok()) << sql.error().message();
+  EXPECT_EQ(*sql,
+            "CREATE TABLE IF NOT EXISTS `analytics`.`events_v2`\n(\n"
+            "    `event_id` UInt64,\n"
+            "    `kind` LowCardinality(String) DEFAULT 'view' CODEC(ZSTD(3)),\n"
+            "    `comment` LowCardinality(Nullable(String)),\n"
+            "    `day` Date32,\n"
+            "    `n` Int32 CODEC(Delta, LZ4),\n"
+            "    `_chsync_version` UInt64,\n"
+            "    `_chsync_is_deleted` UInt8,\n"
+            "    `_chsync_synced_at` DateTime64(3) DEFAULT now64(3)\n"
+            ")\nENGINE = ReplacingMergeTree(`_chsync_version`, `_chsync_is_deleted`)\n"
+            "PARTITION BY toYYYYMM(day)\n"
+            "ORDER BY (kind, event_id)\n"
+            "TTL day + INTERVAL 1 YEAR\n"
+            "SETTINGS fsync_after_insert = 1, fsync_part_directory = 1, index_granularity = 4096, "
+            "storage_policy = 'hot_cold'");
+  // On a cluster the replication path names the destination table.
+  auto replicated = CreateTable(Events(), kNew, {.database = "analytics", .cluster = "main"}, EventOptions());
+  ASSERT_TRUE(replicated.ok()) << replicated.error().message();
+  EXPECT_NE(replicated->find("CREATE TABLE IF NOT EXISTS `analytics`.`events_v2` ON CLUSTER `main`\n"),
+            std::string::npos);
+  EXPECT_NE(
+      replicated->find("ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/analytics/events_v2', "),
+      std::string::npos)
+      << *replicated;
+}
+
+TEST(DdlTest, DefaultOptionsChangeNothing) {
+  DdlTarget target{.database = "dest"};
+  EXPECT_EQ(*CreateTable(Orders(), kNew, target, CreateOptions{}), *CreateTable(Orders(), kNew, target));
+  EXPECT_EQ(*CreateTable(Orders(), kOld, target, CreateOptions{}), *CreateTable(Orders(), kOld, target));
+}
+
+TEST(DdlTest, DestinationLayoutIsWhatCreateTableWrites) {
+  auto layout = DestinationLayout(Events(), kNew, {.database = "analytics"}, EventOptions());
+  ASSERT_TRUE(layout.ok()) << layout.error().message();
+  EXPECT_EQ(layout->database, "analytics");
+  EXPECT_EQ(layout->table, "events_v2");
+  ASSERT_EQ(layout->columns.size(), 8u);
+  EXPECT_EQ(layout->columns[1],
+            (TableLayout::Column{"kind", "LowCardinality(String)", "'view'", "ZSTD(3)", "kind"}));
+  EXPECT_EQ(layout->columns[2],
+            (TableLayout::Column{"comment", "LowCardinality(Nullable(String))", "", "", "note"}));
+  EXPECT_EQ(layout->columns[7],
+            (TableLayout::Column{"_chsync_synced_at", "DateTime64(3)", "now64(3)", "", ""}));
+  EXPECT_EQ(layout->engine, "ReplacingMergeTree");
+  EXPECT_EQ(layout->engine_columns, (std::vector<std::string>{"_chsync_version", "_chsync_is_deleted"}));
+  EXPECT_EQ(layout->order_by, (std::vector<std::string>{"kind", "event_id"}));
+
+  auto plain = DestinationLayout(Orders(), kOld, {.database = "d", .cluster = "c"});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->engine, "ReplicatedReplacingMergeTree");
+  EXPECT_EQ(plain->engine_columns, (std::vector<std::string>{"_chsync_version"}));
+  EXPECT_EQ(plain->order_by, (std::vector<std::string>{"`id`"}));
+  EXPECT_EQ(plain->columns.back(), (TableLayout::Column{"_chsync_synced_at", "DateTime", "now()", "", ""}));
+}
+
+TEST(DdlTest, OptionsTheServerLacksAreRefusedNamingThem) {
+  struct Case {
+    Capabilities caps;
+    CreateOptions options;
+    const char* message;
+  };
+  CreateOptions codec;
+  codec.columns = {{"n", {"ZSTD(3)", false}}};
+  CreateOptions ttl;
+  ttl.ttl = "day + INTERVAL 1 DAY";
+  CreateOptions low_cardinality;
+  low_cardinality.columns = {{"note", {"", true}}};
+  const Case cases[] = {
+      {kOld, codec,
+       "table shop.events: column n: CODEC needs ClickHouse 19.1 or later, and the destination is ClickHouse "
+       "18.16: "
+       "remove the option from table_options, or upgrade ClickHouse"},
+      {kOld, ttl,
+       "table shop.events: TTL needs ClickHouse 19.6 or later, and the destination is ClickHouse 18.16: "
+       "remove the "
+       "option from table_options, or upgrade ClickHouse"},
+      {FromVersion({19, 5, 4, 0}), ttl,
+       "table shop.events: TTL needs ClickHouse 19.6 or later, and the destination is ClickHouse 19.5: "
+       "remove the "
+       "option from table_options, or upgrade ClickHouse"},
+      {kOld, low_cardinality,
+       "table shop.events: column note: LowCardinality needs ClickHouse 19.3 or later, and the destination "
+       "is "
+       "ClickHouse 18.16 (18.16 has it only behind allow_experimental_low_cardinality_type, which chsync "
+       "does not "
+       "set): remove the option from table_options, or upgrade ClickHouse"},
+  };
+  for (const Case& c : cases) {
+    auto sql = CreateTable(Events(), c.caps, {.database = "d"}, c.options);
+    ASSERT_FALSE(sql.ok()) << c.message;
+    EXPECT_EQ(sql.error().kind(), ErrorKind::kUnsupported);
+    EXPECT_EQ(sql.error().message(), c.message);
+  }
+  // The releases that have them take them.
+  EXPECT_TRUE(CreateTable(Events(), FromVersion({19, 1, 6, 0}), {.database = "d"}, codec).ok());
+  EXPECT_TRUE(CreateTable(Events(), FromVersion({19, 3, 3, 0}), {.database = "d"}, low_cardinality).ok());
+  EXPECT_TRUE(CreateTable(Events(), FromVersion({19, 6, 2, 11}), {.database = "d"}, ttl).ok());
+  // PARTITION BY, ORDER BY and SETTINGS work on 18.16.
+  CreateOptions old_ok;
+  old_ok.partition_by = "toYYYYMM(day)";
+  old_ok.order_by = {"n", "id"};
+  old_ok.settings = {{"index_granularity", "4096"}};
+  auto sql = CreateTable(Events(), kOld, {.database = "d"}, old_ok);
+  ASSERT_TRUE(sql.ok()) << sql.error().message();
+  EXPECT_TRUE(
+      sql->ends_with(")\nENGINE = ReplacingMergeTree(`_chsync_version`)\nPARTITION BY toYYYYMM(day)\n"
+                     "ORDER BY (n, id)\nSETTINGS index_granularity = 4096"))
+      << *sql;
+}
+
+TEST(DdlTest, OptionsThatContradictTheTable) {
+  CreateOptions number;
+  number.columns = {{"n", {"", true}}};
+  auto sql = CreateTable(Events(), kNew, {.database = "d"}, number);
+  ASSERT_FALSE(sql.ok());
+  EXPECT_EQ(sql.error().kind(), ErrorKind::kConfig);
+  EXPECT_EQ(
+      sql.error().message(),
+      "table shop.events: column n: low_cardinality needs a column stored as String, and this one is Int32 "
+      "(ClickHouse refuses LowCardinality of numbers, dates and enums without "
+      "allow_suspicious_low_cardinality_types)");
+
+  CreateOptions durable_again;
+  durable_again.settings = {{"fsync_after_insert", "0"}};
+  sql = CreateTable(Events(), kNew, {.database = "d", .durable = true}, durable_again);
+  ASSERT_FALSE(sql.ok());
+  EXPECT_EQ(sql.error().kind(), ErrorKind::kConfig);
+  EXPECT_EQ(
+      sql.error().message(),
+      "table shop.events: setting fsync_after_insert is chsync's own with durable_inserts; remove it from "
+      "table_options");
+  EXPECT_TRUE(CreateTable(Events(), kNew, {.database = "d"}, durable_again).ok());  // not durable: the user's
+
+  CreateOptions same_name;
+  same_name.column_names = {{"n", "kind"}};
+  sql = CreateTable(Events(), kNew, {.database = "d"}, same_name);
+  ASSERT_FALSE(sql.ok());
+  EXPECT_EQ(sql.error().message(),
+            "table shop.events: columns kind and n would both be the ClickHouse column kind");
+
+  CreateOptions metadata;
+  metadata.column_names = {{"n", "_chsync_version"}};
+  sql = CreateTable(Events(), kNew, {.database = "d"}, metadata);
+  ASSERT_FALSE(sql.ok());
+  EXPECT_EQ(sql.error().kind(), ErrorKind::kUnsupported);
+  EXPECT_NE(sql.error().message().find("_chsync_version"), std::string::npos);
+}
+
+TEST(DdlTest, OptionsFoundBySourceOrClickHouseName) {
+  CreateOptions o = EventOptions();
+  EXPECT_EQ(o.ClickHouseName("Id"), "event_id");
+  EXPECT_EQ(o.ClickHouseName("event_id"), "event_id");
+  EXPECT_EQ(o.ClickHouseName("kind"), "kind");
+  ASSERT_NE(o.Column("NOTE"), nullptr);
+  EXPECT_EQ(o.Column("comment"), o.Column("note"));
+  EXPECT_EQ(o.Column("Comment"), nullptr);  // ClickHouse names are case-sensitive
+  EXPECT_EQ(o.Column("day"), nullptr);
+}
+
+TEST(DdlTest, AddAndModifyColumnKeepTheColumnOptions) {
+  DdlTarget target{.database = "d"};
+  CreateOptions o = EventOptions();
+  schema::Column note = Col("note", ColumnType::kText);
+  EXPECT_EQ(
+      *AddColumn("events_v2", note, "id", kNew, target, o),
+      "ALTER TABLE `d`.`events_v2` ADD COLUMN IF NOT EXISTS `comment` LowCardinality(Nullable(String)) AFTER "
+      "`event_id`");
+  schema::Column kind =
+      Col("kind", ColumnType::kVarChar).Length(50).NotNull().Default(DefaultKind::kString, "x");
+  EXPECT_EQ(
+      *AddColumn("events_v2", kind, "", kOld, target, CreateOptions{.columns = {{"kind", {"", false}}}}),
+      "ALTER TABLE `d`.`events_v2` ADD COLUMN `kind` String DEFAULT 'x'");
+  auto old = AddColumn("events_v2", kind, "", kOld, target, o);
+  ASSERT_FALSE(old.ok());
+  EXPECT_EQ(old.error().kind(), ErrorKind::kUnsupported);
+
+  schema::Column n = Col("n", ColumnType::kBigInt).NotNull();
+  EXPECT_EQ(*ModifyColumn("events_v2", n, kNew, target, o, "7"),
+            "ALTER TABLE `d`.`events_v2` MODIFY COLUMN `n` Int64 DEFAULT 7 CODEC(Delta, LZ4)");
+  EXPECT_EQ(
+      *ModifyColumn("events_v2", Col("kind", ColumnType::kText), kNew, target, o),
+      "ALTER TABLE `d`.`events_v2` MODIFY COLUMN `kind` LowCardinality(Nullable(String)) CODEC(ZSTD(3))");
+  EXPECT_EQ(*ModifyColumn("events_v2", Col("id", ColumnType::kBigInt).NotNull(), kNew, target, o),
+            "ALTER TABLE `d`.`events_v2` MODIFY COLUMN `event_id` Int64");
+}
+
 TEST(DdlTest, DefaultExpressionsOnlyForPortableLiterals) {
   struct Case {
     schema::Column column;

@@ -108,6 +108,19 @@ std::string ToJson(const Checkpoint& c) {
                  {"rebuilds", std::move(rebuilds)},
                  {"pending_xa", std::move(pending_xa)},
                  {"schemas", c.schemas}};
+  if (!c.held.empty()) {
+    ordered_json held = ordered_json::array();
+    for (const HeldTable& h : c.held) {
+      held.push_back(ordered_json{{"table", h.table},
+                                  {"state", h.state},
+                                  {"reason", h.reason},
+                                  {"statement", h.statement},
+                                  {"position", h.position},
+                                  {"at_ms", h.at_ms}});
+    }
+    j["held"] = std::move(held);
+  }
+  if (!c.requests_done.empty()) j["requests_done"] = c.requests_done;
   if (c.source) {
     j["source"] = ordered_json{{"server_id", c.source->server_id}, {"server_uuid", c.source->server_uuid}};
     if (!c.source->address.empty()) j["source"]["address"] = c.source->address;
@@ -160,6 +173,19 @@ Result<Checkpoint> FromJson(std::string_view text) {
                                 x.at("rows_file").get<std::string>()});
       }
     }
+    if (j.contains("held")) {
+      for (const auto& h : j.at("held")) {
+        HeldTable held{h.at("table").get<std::string>(),    h.at("state").get<std::string>(),
+                       h.at("reason").get<std::string>(),   h.at("statement").get<std::string>(),
+                       h.at("position").get<std::string>(), h.at("at_ms").get<uint64_t>()};
+        if (held.state != "parked" && held.state != "paused") {
+          return Error(ErrorKind::kCorrupt,
+                       "checkpoint: unknown table state '" + held.state + "' of " + held.table);
+        }
+        c.held.push_back(std::move(held));
+      }
+    }
+    if (j.contains("requests_done")) c.requests_done = j.at("requests_done").get<std::vector<std::string>>();
     if (j.contains("destinations")) {
       for (const auto& d : j.at("destinations")) {
         DestinationState state;

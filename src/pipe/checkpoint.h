@@ -102,6 +102,21 @@ struct PendingXa {
   bool operator==(const PendingXa&) const = default;
 };
 
+/// A table whose binlog changes the stream does not apply (docs/table-control.md): parked by a
+/// failure that concerns it alone (on_table_error=park), or paused by `chsync pause`. Its
+/// ClickHouse table keeps the rows it had; `chsync resume` or `chsync resync --table` copies the
+/// table again online, which also brings in every change it missed.
+struct HeldTable {
+  std::string table;      ///< "db.t" (the source table, as tracked)
+  std::string state;      ///< "parked" or "paused"
+  std::string reason;     ///< why, in a line
+  std::string statement;  ///< the statement or row that failed ("" for a pause)
+  std::string position;   ///< where the stream stopped applying it: "binlog.000003:1234"
+  uint64_t at_ms = 0;     ///< when (wall clock, ms since the epoch)
+
+  bool operator==(const HeldTable&) const = default;
+};
+
 /// Everything a restart needs, saved only after ClickHouse acknowledged all it describes.
 struct Checkpoint {
   /// The server the positions are on (unset in checkpoints older than this field).
@@ -119,11 +134,18 @@ struct Checkpoint {
   std::vector<RebuildState> rebuilds;
   /// Prepared XA transactions not yet committed or rolled back as of `resume`.
   std::vector<PendingXa> pending_xa;
+  /// Tables parked or paused (HeldTable).
+  std::vector<HeldTable> held;
+  /// Ids of the control requests (pipe/control.h) carried out, the most recent last (at most
+  /// kMaxRequestsDone): saved with their effect, so that a request is carried out once.
+  std::vector<std::string> requests_done;
   /// Wall-clock time of the save, milliseconds since the epoch (for `chsync status`).
   uint64_t saved_at_ms = 0;
 
   bool operator==(const Checkpoint&) const = default;
 };
+
+inline constexpr size_t kMaxRequestsDone = 100;
 
 /// Serializes to the JSON document stored on disk (stable key order, format version 1).
 std::string ToJson(const Checkpoint& checkpoint);

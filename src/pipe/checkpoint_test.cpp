@@ -26,6 +26,10 @@ Checkpoint Sample() {
   c.rebuilds.push_back({"shop", "items", "items__chsync_rebuild",
                         TableSnapshot{"shop", "items", TableSnapshot::State::kCopying, "[17]", 17},
                         "binlog.000009:777", "primary key changed"});
+  c.held.push_back({"shop.carts", "parked", "ClickHouse refused its ALTER (code 44)",
+                    "ALTER TABLE carts MODIFY note JSON", "binlog.000009:900", 1764430000001});
+  c.held.push_back({"shop.items", "paused", "chsync pause", "", "binlog.000009:950", 1764430000002});
+  c.requests_done = {"1764430000000-77-1", "1764430000001-77-2"};
   c.saved_at_ms = 1764430000123;
   return c;
 }
@@ -42,7 +46,11 @@ TEST(Checkpoint, OlderCheckpointsWithoutTheNewFieldsStillLoad) {
   c.resume.version_shift = 0;
   c.source.reset();
   c.pending_xa.clear();
+  c.held.clear();
+  c.requests_done.clear();
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(ToJson(c));
+  ASSERT_FALSE(j.contains("held"));
+  ASSERT_FALSE(j.contains("requests_done"));
   j.erase("pending_xa");
   ASSERT_FALSE(j.contains("source"));
   ASSERT_FALSE(j["resume"].contains("version_shift"));
@@ -62,6 +70,12 @@ TEST(Checkpoint, RejectsDamagedDocuments) {
   auto bad_state = FromJson(text);
   ASSERT_FALSE(bad_state.ok());
   EXPECT_NE(bad_state.error().message().find("'later'"), std::string::npos);
+  std::string held = ToJson(Sample());
+  held.replace(held.find("\"paused\""), 8, "\"frozen\"");
+  auto bad_held = FromJson(held);
+  ASSERT_FALSE(bad_held.ok());
+  EXPECT_NE(bad_held.error().message().find("'frozen' of shop.items"), std::string::npos)
+      << bad_held.error().message();
   auto wrong_type = FromJson("{\"format\": 1, \"saved_at_ms\": \"x\"}");
   EXPECT_EQ(wrong_type.error().kind(), ErrorKind::kCorrupt);
 }

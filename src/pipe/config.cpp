@@ -187,6 +187,167 @@ Status ApplySchemaChanges(const YAML::Node& map, const std::string& origin, Pipe
   return Status::Ok();
 }
 
+constexpr const char* kTableOptionKeys =
+    "adopt, columns, dest, dest_database, dest_table, exclude_columns, order_by, partition_by, "
+    "rename_columns, "
+    "settings, ttl";
+
+/// A text option of table_options (`key` is the full configuration key, for messages).
+Status ReadText(const YAML::Node& node, const std::string& where, const std::string& key, std::string& out) {
+  if (!node.IsScalar()) return ConfigError(where, key, "must be a text value");
+  out = node.Scalar();
+  return Status::Ok();
+}
+
+Status ReadFlag(const YAML::Node& node, const std::string& where, const std::string& key, bool& out) {
+  if (!node.IsScalar() || (node.Scalar() != "true" && node.Scalar() != "false")) {
+    return ConfigError(where, key, "must be true or false");
+  }
+  out = node.Scalar() == "true";
+  return Status::Ok();
+}
+
+/// A mapping whose keys and values are text: rename_columns, settings.
+Status ReadTextMap(
+    const YAML::Node& node, const std::string& origin, const std::string& where, const std::string& key,
+    const std::string& what,
+    const std::function<Status(const std::string&, const YAML::Node&, const std::string&)>& each) {
+  if (node.IsNull()) return Status::Ok();
+  if (!node.IsMap()) return ConfigError(where, key, "must be a mapping of " + what);
+  for (const auto& item : node) {
+    const std::string name = item.first.as<std::string>();
+    const std::string item_where = Where(origin, item.first);
+    if (!item.second.IsScalar())
+      return ConfigError(item_where, fmt::format("{}.{}", key, name), "must be a text value");
+    CHSYNC_RETURN_IF_ERROR(each(name, item.second, item_where));
+  }
+  return Status::Ok();
+}
+
+/// One entry of `table_options:`.
+Status ReadTableOptions(const YAML::Node& node, const std::string& origin, const std::string& pattern,
+                        const std::string& where, TableOptions& options) {
+  const std::string table_key = "table_options." + pattern;
+  options.pattern = pattern;
+  options.origin = where;
+  if (node.IsNull()) return Status::Ok();
+  if (!node.IsMap()) {
+    return ConfigError(where, table_key,
+                       std::string("must be a mapping of table options (") + kTableOptionKeys + ")");
+  }
+  bool dest_given = false;
+  bool dest_part_given = false;
+  for (const auto& option : node) {
+    const std::string name = option.first.as<std::string>();
+    const std::string key = fmt::format("{}.{}", table_key, name);
+    const std::string at = Where(origin, option.first);
+    const YAML::Node& value = option.second;
+    if (name == "dest") {
+      std::string text;
+      CHSYNC_RETURN_IF_ERROR(ReadText(value, at, key, text));
+      size_t dot = text.find('.');
+      if (dot == std::string::npos || dot == 0 || dot + 1 == text.size()) {
+        return ConfigError(at, key, "must be DB.TABLE (e.g. analytics.orders_v2), not '" + text + "'");
+      }
+      options.dest_database = text.substr(0, dot);
+      options.dest_table = text.substr(dot + 1);
+      dest_given = true;
+    } else if (name == "dest_database" || name == "dest_table") {
+      std::string text;
+      CHSYNC_RETURN_IF_ERROR(ReadText(value, at, key, text));
+      (name == "dest_database" ? options.dest_database : options.dest_table) = text;
+      dest_part_given = true;
+    } else if (name == "exclude_columns") {
+      if (value.IsNull()) continue;
+      if (!value.IsSequence()) return ConfigError(at, key, "must be a list of column names");
+      for (const YAML::Node& column : value) {
+        if (!column.IsScalar())
+          return ConfigError(Where(origin, column), key, "must be a list of column names");
+        options.exclude_columns.push_back(column.Scalar());
+      }
+    } else if (name == "rename_columns") {
+      CHSYNC_RETURN_IF_ERROR(
+          ReadTextMap(value, origin, at, key, "source column names to ClickHouse names",
+                      [&](const std::string& from, const YAML::Node& to, const std::string&) {
+                        options.rename_columns.emplace_back(from, to.Scalar());
+                        return Status::Ok();
+                      }));
+    } else if (name == "order_by" || name == "partition_by" || name == "ttl") {
+      std::string text;
+      CHSYNC_RETURN_IF_ERROR(ReadText(value, at, key, text));
+      (name == "order_by"       ? options.order_by
+       : name == "partition_by" ? options.partition_by
+                                : options.ttl) = text;
+    } else if (name == "settings") {
+      CHSYNC_RETURN_IF_ERROR(
+          ReadTextMap(value, origin, at, key, "MergeTree settings to values",
+                      [&](const std::string& setting, const YAML::Node& v, const std::string&) {
+                        // A quoted value stays text ('…'); a plain one is a number where it looks like one.
+                        options.settings.emplace_back(setting, SettingLiteral(v.Scalar(), v.Tag() == "!"));
+                        return Status::Ok();
+                      }));
+    } else if (name == "columns") {
+      if (value.IsNull()) continue;
+      if (!value.IsMap()) return ConfigError(at, key, "must be a mapping of column names to column options");
+      for (const auto& column : value) {
+        const std::string column_name = column.first.as<std::string>();
+        const std::string column_key = fmt::format("{}.{}", key, column_name);
+        const std::string column_at = Where(origin, column.first);
+        if (column.second.IsNull()) continue;
+        if (!column.second.IsMap()) {
+          return ConfigError(column_at, column_key,
+                             "must be a mapping of column options (codec, low_cardinality)");
+        }
+        ColumnEntry entry;
+        for (const auto& field : column.second) {
+          const std::string field_name = field.first.as<std::string>();
+          const std::string field_key = fmt::format("{}.{}", column_key, field_name);
+          const std::string field_at = Where(origin, field.first);
+          if (field_name == "codec") {
+            std::string text;
+            CHSYNC_RETURN_IF_ERROR(ReadText(field.second, field_at, field_key, text));
+            entry.codec = text;
+          } else if (field_name == "low_cardinality") {
+            bool flag = false;
+            CHSYNC_RETURN_IF_ERROR(ReadFlag(field.second, field_at, field_key, flag));
+            entry.low_cardinality = flag;
+          } else {
+            return ConfigError(field_at, field_key, "is not a column option (keys: codec, low_cardinality)");
+          }
+        }
+        options.columns.emplace_back(column_name, std::move(entry));
+      }
+    } else if (name == "adopt") {
+      bool flag = false;
+      CHSYNC_RETURN_IF_ERROR(ReadFlag(value, at, key, flag));
+      options.adopt = flag;
+    } else {
+      return ConfigError(at, key, std::string("is not a table option (keys: ") + kTableOptionKeys + ")");
+    }
+  }
+  if (dest_given && dest_part_given) {
+    return ConfigError(where, table_key,
+                       "gives dest and dest_database or dest_table: give one or the others");
+  }
+  return Status::Ok();
+}
+
+/// `table_options:` — a mapping of DB.TABLE patterns to table options, applied in order.
+Status ApplyTableOptions(const YAML::Node& map, const std::string& origin, PipeConfig& config) {
+  if (map.IsNull()) return Status::Ok();
+  if (!map.IsMap()) {
+    return ConfigError(Where(origin, map), "table_options",
+                       "must be a mapping of DB.TABLE patterns to table options");
+  }
+  for (const auto& table : map) {
+    TableOptions options;
+    CHSYNC_RETURN_IF_ERROR(ReadTableOptions(table.second, origin, table.first.as<std::string>(),
+                                            Where(origin, table.first), options));
+    CHSYNC_RETURN_IF_ERROR(config.mappings.Add(std::move(options)));
+  }
+  return Status::Ok();
+}
+
 Status Apply(const YAML::Node& map, const std::string& prefix, const std::string& origin,
              const std::map<std::string, Setter>& setters, PipeConfig& config) {
   if (!map.IsMap())
@@ -199,6 +360,10 @@ Status Apply(const YAML::Node& map, const std::string& prefix, const std::string
       CHSYNC_RETURN_IF_ERROR(ApplySchemaChanges(item.second, origin, config));
       continue;
     }
+    if (key == "table_options") {
+      CHSYNC_RETURN_IF_ERROR(ApplyTableOptions(item.second, origin, config));
+      continue;
+    }
     if (item.second.IsMap()) {
       CHSYNC_RETURN_IF_ERROR(Apply(item.second, key, origin, setters, config));
       continue;
@@ -207,7 +372,7 @@ Status Apply(const YAML::Node& map, const std::string& prefix, const std::string
     if (it == setters.end()) {
       std::string known;
       for (const auto& [name, setter] : setters) known += (known.empty() ? "" : ", ") + name;
-      known += ", schema_changes";
+      known += ", schema_changes, table_options";
       return ConfigError(where, key, "is not a setting (known: " + known + ")");
     }
     Status s = it->second(item.second, where, config);

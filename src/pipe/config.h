@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "common/result.h"
+#include "pipe/mapping.h"
 #include "pipe/schema_policy.h"
 
 namespace chsync::pipe {
@@ -74,6 +75,9 @@ struct PipeConfig {
 
   /// What to do about each kind of schema change, per table (`schema_changes:`, --schema-policy).
   PolicySet policies;
+
+  /// Per-table mapping and ClickHouse table options (`table_options:`, docs/mapping.md).
+  MappingSet mappings;
 };
 
 /// Reads a YAML configuration file into `config` (keys present in the file override the defaults).

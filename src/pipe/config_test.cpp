@@ -120,7 +120,7 @@ TEST(PipeConfig, BadSchemaChangesNameFileLineAndKey) {
        "p.yaml:3: 'schema_changes.truncate' must be propagate, ignore or fail, not 'sometimes'"},
       {"schema_changes:\n  truncat: ignore\n",
        "p.yaml:2: 'schema_changes.truncat' is not a schema policy (keys: rename_column, type_change, "
-       "truncate, create_table, drop_table, rename_table, drop_column, position_shift, key_change)"},
+       "truncate, create_table, drop_table, rename_table, drop_column, position_shift, key_change"},
       {"schema_changes:\n  tables:\n    shop.orders:\n      drop_table: never\n",
        "p.yaml:4: 'schema_changes.tables.shop.orders.drop_table' must be keep, drop or fail, not 'never'"},
       {"schema_changes:\n  tables:\n    shop.orders: {drop_tabel: drop}\n",
@@ -145,6 +145,128 @@ TEST(PipeConfig, BadSchemaChangesNameFileLineAndKey) {
   }
 }
 
+TEST(PipeConfig, TableOptionsInTheFile) {
+  PipeConfig c;
+  Status s = LoadConfigText(R"yaml(
+source: mysql://repl@db
+table_options:
+  "shop.orders":
+    dest: analytics.orders_v2
+    exclude_columns: [email, phone]
+    rename_columns: {cust_id: customer_id}
+    order_by: "(customer_id, id)"
+    partition_by: "toYYYYMM(created_at)"
+    ttl: "created_at + INTERVAL 1 YEAR"
+    settings: {index_granularity: 4096, storage_policy: hot_cold, merge_with_ttl_timeout: "3600",
+               ttl_only_drop_parts: true}
+    columns: {status: {low_cardinality: true, codec: "CODEC(ZSTD(3))"}}
+    adopt: true
+  "shop.*":
+    exclude_columns: [ssn]
+    dest_database: "{database}_ch"
+  crm.people:
+)yaml",
+                            "pipe.yaml", c);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  const std::vector<TableOptions>& entries = c.mappings.entries();
+  ASSERT_EQ(entries.size(), 3u);
+  const TableOptions& orders = entries[0];
+  EXPECT_EQ(orders.pattern, "shop.orders");
+  EXPECT_EQ(orders.origin, "pipe.yaml:4");
+  EXPECT_EQ(orders.dest_database, "analytics");
+  EXPECT_EQ(orders.dest_table, "orders_v2");
+  EXPECT_EQ(orders.exclude_columns, (std::vector<std::string>{"email", "phone"}));
+  EXPECT_EQ(orders.rename_columns,
+            (std::vector<std::pair<std::string, std::string>>{{"cust_id", "customer_id"}}));
+  EXPECT_EQ(orders.order_by, "(customer_id, id)");
+  EXPECT_EQ(orders.partition_by, "toYYYYMM(created_at)");
+  EXPECT_EQ(orders.ttl, "created_at + INTERVAL 1 YEAR");
+  EXPECT_EQ(orders.settings, (std::vector<std::pair<std::string, std::string>>{
+                                 {"index_granularity", "4096"},
+                                 {"storage_policy", "'hot_cold'"},
+                                 {"merge_with_ttl_timeout", "'3600'"},  // quoted in the file: text
+                                 {"ttl_only_drop_parts", "1"}}));
+  ASSERT_EQ(orders.columns.size(), 1u);
+  EXPECT_EQ(orders.columns[0].first, "status");
+  EXPECT_EQ(orders.columns[0].second, (ColumnEntry{"ZSTD(3)", true}));
+  EXPECT_EQ(orders.adopt, true);
+  EXPECT_EQ(entries[1].origin, "pipe.yaml:15");
+  EXPECT_EQ(entries[2].pattern, "crm.people");
+
+  EffectiveMapping m = c.mappings.For("shop", "orders");
+  EXPECT_EQ(m.dest_database, "shop_ch");  // the later entry wins
+  EXPECT_EQ(m.dest_table, "orders_v2");
+  EXPECT_TRUE(m.Excluded("ssn"));
+  EXPECT_TRUE(m.Excluded("email"));
+  EXPECT_EQ(m.DestColumn("cust_id"), "customer_id");
+
+  PipeConfig empty;
+  ASSERT_TRUE(LoadConfigText("table_options:\n", "pipe.yaml", empty).ok());
+  EXPECT_TRUE(empty.mappings.empty());
+}
+
+TEST(PipeConfig, BadTableOptionsNameFileLineAndKey) {
+  struct Case {
+    const char* yaml;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"table_options: [shop.orders]\n",
+       "p.yaml:1: 'table_options' must be a mapping of DB.TABLE patterns to table options"},
+      {"table_options:\n  shop.orders: yes\n",
+       "p.yaml:2: 'table_options.shop.orders' must be a mapping of table options (adopt, columns, dest, "
+       "dest_database, dest_table, exclude_columns, order_by, partition_by, rename_columns, settings, ttl)"},
+      {"table_options:\n  shop.orders:\n    order: id\n",
+       "p.yaml:3: 'table_options.shop.orders.order' is not a table option (keys: adopt, columns, dest, "},
+      {"table_options:\n  shop.orders:\n    dest: analytics\n",
+       "p.yaml:3: 'table_options.shop.orders.dest' must be DB.TABLE (e.g. analytics.orders_v2), not "
+       "'analytics'"},
+      {"table_options:\n  shop.orders:\n    dest: a.b\n    dest_table: c\n",
+       "p.yaml:2: 'table_options.shop.orders' gives dest and dest_database or dest_table: give one or the "
+       "others"},
+      {"table_options:\n  shop.orders:\n    exclude_columns: email\n",
+       "p.yaml:3: 'table_options.shop.orders.exclude_columns' must be a list of column names"},
+      {"table_options:\n  shop.orders:\n    exclude_columns: [[email]]\n",
+       "'table_options.shop.orders.exclude_columns' must be a list of column names"},
+      {"table_options:\n  shop.orders:\n    rename_columns: [a, b]\n",
+       "p.yaml:3: 'table_options.shop.orders.rename_columns' must be a mapping of source column names to "
+       "ClickHouse names"},
+      {"table_options:\n  shop.orders:\n    rename_columns:\n      a: [b]\n",
+       "p.yaml:4: 'table_options.shop.orders.rename_columns.a' must be a text value"},
+      {"table_options:\n  shop.orders:\n    order_by: [id]\n",
+       "p.yaml:3: 'table_options.shop.orders.order_by' must be a text value"},
+      {"table_options:\n  shop.orders:\n    order_by: \"(id\"\n",
+       "p.yaml:2: 'table_options.shop.orders.order_by': '(' is not closed at byte 3 of '(id'"},
+      {"table_options:\n  shop.orders:\n    settings: {a: {b: 1}}\n",
+       "p.yaml:3: 'table_options.shop.orders.settings.a' must be a text value"},
+      {"table_options:\n  shop.orders:\n    columns: [status]\n",
+       "p.yaml:3: 'table_options.shop.orders.columns' must be a mapping of column names to column options"},
+      {"table_options:\n  shop.orders:\n    columns:\n      status: ZSTD\n",
+       "p.yaml:4: 'table_options.shop.orders.columns.status' must be a mapping of column options (codec, "
+       "low_cardinality)"},
+      {"table_options:\n  shop.orders:\n    columns:\n      status: {lowcardinality: true}\n",
+       "p.yaml:4: 'table_options.shop.orders.columns.status.lowcardinality' is not a column option (keys: "
+       "codec, "
+       "low_cardinality)"},
+      {"table_options:\n  shop.orders:\n    columns:\n      status: {low_cardinality: yes}\n",
+       "p.yaml:4: 'table_options.shop.orders.columns.status.low_cardinality' must be true or false"},
+      {"table_options:\n  shop.orders:\n    adopt: 1\n",
+       "p.yaml:3: 'table_options.shop.orders.adopt' must be true or false"},
+      {"table_options:\n  orders:\n    adopt: true\n",
+       "p.yaml:2: 'table_options.orders': the pattern must be DB.TABLE"},
+      {"table_options:\n  \"shop.*\":\n    dest_table: all\n",
+       "p.yaml:2: 'table_options.shop.*.dest_table' would put every table matching 'shop.*' into the one "
+       "ClickHouse table 'all'"},
+  };
+  for (const Case& k : cases) {
+    PipeConfig c;
+    Status s = LoadConfigText(k.yaml, "p.yaml", c);
+    ASSERT_FALSE(s.ok()) << k.yaml;
+    EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
+    EXPECT_NE(s.error().message().find(k.message), std::string::npos) << s.error().message();
+  }
+}
+
 TEST(PipeConfig, UnknownKeyNamesFileLineAndKnownKeys) {
   PipeConfig c;
   Status s = LoadConfigText("source: x\nsnapshot:\n  paralelism: 3\n", "pipe.yaml", c);
@@ -155,6 +277,7 @@ TEST(PipeConfig, UnknownKeyNamesFileLineAndKnownKeys) {
       << s.error().message();
   EXPECT_NE(s.error().message().find("snapshot.parallelism"), std::string::npos);
   EXPECT_NE(s.error().message().find("schema_changes"), std::string::npos);
+  EXPECT_NE(s.error().message().find("table_options"), std::string::npos);
 }
 
 TEST(PipeConfig, BadValuesAreNamed) {

@@ -44,6 +44,15 @@ Error Stop(const PolicyContext& context, const std::string& table, std::string_v
                                                     table, OneLine(context.statement), at, what, table));
 }
 
+/// The ClickHouse table options of the context's mapping, without what the pipe does not apply yet
+/// (the destination table name and column renames: CheckApplied refuses them).
+clickhouse::CreateOptions AppliedOptions(const PolicyContext& context) {
+  clickhouse::CreateOptions options = context.mapping.CreateOptions();
+  options.table.clear();
+  options.column_names.clear();
+  return options;
+}
+
 /// The source's DEFAULT clause as the user wrote it, for log lines.
 std::string SourceDefault(const schema::DefaultValue& d) {
   switch (d.kind) {
@@ -281,7 +290,16 @@ class Planner {
   }
 
   bool IsKeyColumn(std::string_view source_name) const {
-    return Contains(clickhouse::ChooseSortingKey(before_.source).columns, source_name);
+    return Contains(clickhouse::ChooseSortingKey(before_.source).columns, source_name) ||
+           Contains(context_.mapping.KeyColumns(before_.source), source_name);
+  }
+
+  /// The DEFAULT expression (without the keyword; empty: none) for a MODIFY COLUMN of `column`
+  /// (ClickHouse name; as the tracker knew it before the statement): the default the ClickHouse
+  /// column has, which ClickHouse 18.16 would otherwise drop.
+  std::string RestatedDefaultExpression(const schema::Column& column) const {
+    std::string restated = RestatedDefault(column);
+    return restated.empty() ? "" : restated.substr(std::string_view(" DEFAULT ").size());
   }
 
   /// " DEFAULT expr" for a MODIFY COLUMN of `column` (ClickHouse name; as the tracker knew it before
@@ -415,10 +433,23 @@ class Planner {
                               mapped.error().message()));
     }
     DefaultChoice def = ChooseDefault(c, *mapped);
+    // A configured column (table_options: columns:) is added as CreateTable would create it.
+    const clickhouse::CreateOptions options = AppliedOptions(context_);
+    const clickhouse::ColumnOptions* column_options = options.Column(column.name);
+    const std::string what = "table " + table_ + ": column " + column.name;
+    auto type = clickhouse::DestinationType(*mapped, column_options, context_.caps, what);
+    auto codec = type.ok() ? clickhouse::CodecClause(column_options, context_.caps, what)
+                           : Result<std::string>(type.error());
+    if (!codec.ok()) {
+      return Stop(context_, table_,
+                  fmt::format("adds column {}, which cannot be stored as table_options configure it: {}",
+                              Backquote(column.name), codec.error().message()));
+    }
     std::string sql = AlterTable() + " ADD COLUMN ";
     if (context_.caps.add_column_if_not_exists) sql += "IF NOT EXISTS ";
-    sql += clickhouse::QuoteIdentifier(column.name) + " " + mapped->type;
+    sql += clickhouse::QuoteIdentifier(column.name) + " " + *type;
     if (def.expression) sql += " DEFAULT " + *def.expression;
+    sql += *codec;
     // Position does not matter (inserts name their columns); AFTER only names a column that
     // exists in ClickHouse by the time this statement runs.
     if (!c.after_column.empty()) {
@@ -560,13 +591,14 @@ class Planner {
                   fmt::format("drops column {}, which chsync cannot make Nullable in ClickHouse: {}", name,
                               mapped.error().message()));
     }
-    auto sql = clickhouse::ModifyColumn(before_.source.name, nullable, context_.caps, context_.target);
+    auto sql = clickhouse::ModifyColumn(before_.source.name, nullable, context_.caps, context_.target,
+                                        AppliedOptions(context_), RestatedDefaultExpression(column));
     if (!sql.ok()) {
       return Stop(context_, table_,
                   fmt::format("drops NOT NULL column {}, which must become Nullable in ClickHouse: {}", name,
                               sql.error().message()));
     }
-    Add(*sql + RestatedDefault(column));
+    Add(*sql);
     plan_.log_lines.push_back(
         fmt::format("DROP COLUMN {}: not propagated; {} stays in ClickHouse, made {} so that rows replicated "
                     "from now on hold NULL",
@@ -612,10 +644,11 @@ class Planner {
       return Stop(context_, table_, change_text + " (type_change=fail)");
     }
     auto new_mapped = clickhouse::MapColumn(now, context_.caps);
-    auto sql = clickhouse::ModifyColumn(before_.source.name, now, context_.caps, context_.target);
+    auto sql = clickhouse::ModifyColumn(before_.source.name, now, context_.caps, context_.target,
+                                        AppliedOptions(context_), RestatedDefaultExpression(old));
     if (!new_mapped.ok() || !sql.ok())
       return rebuild_or_stop((!sql.ok() ? sql : Result<std::string>(new_mapped.error())).error().message());
-    Add(*sql + RestatedDefault(old));
+    Add(*sql);
     plan_.log_lines.push_back(fmt::format("{}: ClickHouse column changed to {} ({})", change_text,
                                           new_mapped->type, verdict.reason));
     return Status::Ok();
@@ -654,7 +687,10 @@ Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& tabl
   if (context.target.sharded) {
     statements.push_back(clickhouse::CreateDatabase(context.target.StorageDatabase(), context.target));
   }
-  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, context.caps, context.target));
+  CHSYNC_RETURN_IF_ERROR(
+      CheckForPipe(context.mapping, table, context.caps, context.target, context.default_dest_database));
+  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, context.caps, context.target,
+                                                                      AppliedOptions(context)));
   statements.push_back(std::move(create));
   return statements;
 }

@@ -7,6 +7,7 @@
 #include "clickhouse/capabilities.h"
 #include "clickhouse/ddl.h"
 #include "common/result.h"
+#include "pipe/mapping.h"
 #include "pipe/schema_policy.h"
 #include "schema/table_schema.h"
 #include "schema/tracker.h"
@@ -50,6 +51,14 @@ struct PolicyContext {
   clickhouse::DdlTarget target;
   /// The policies in force for the table.
   SchemaPolicy policy;
+  /// The table's `table_options:` (docs/mapping.md). The plans apply its ClickHouse table options:
+  /// CREATE TABLE gets ORDER BY, PARTITION BY, TTL, SETTINGS and the column options (after
+  /// CheckForPipe), ADD COLUMN of a configured column its LowCardinality and CODEC, and MODIFY
+  /// COLUMN restates them. Columns named by ORDER BY or PARTITION BY count as key columns.
+  /// Destination names, excluded and renamed columns are not applied (CheckApplied refuses them).
+  EffectiveMapping mapping;
+  /// The pipe's default destination database (PipeConfig::dest_database), for CheckApplied.
+  std::string default_dest_database;
   /// The statement ran with STRICT_TRANS_TABLES or STRICT_ALL_TABLES (the source then refuses an
   /// ALTER that would truncate or clamp a value).
   bool strict_mode = true;

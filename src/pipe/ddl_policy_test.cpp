@@ -81,6 +81,8 @@ class Source {
 
   const DestinationTable& dest() const { return dest_; }
   SchemaPolicy& policy() { return context_.policy; }
+  /// The table's `table_options:` for the plans that follow.
+  void SetMapping(const MappingSet& set) { context_.mapping = set.For("shop", "t"); }
 
  private:
   schema::Tracker tracker_;
@@ -701,6 +703,80 @@ TEST(DdlPolicyTest, EveryStatementIsSafeToRunAgain) {
       }
     }
   }
+}
+
+/// shop.t with ORDER BY (id, b), PARTITION BY, SETTINGS, LowCardinality (CODEC too) for s and
+/// LowCardinality for a column c added later.
+MappingSet OptionsForT(bool codec) {
+  TableOptions options;
+  options.pattern = "shop.t";
+  options.origin = "chsync.yaml:3";
+  options.order_by = "(id, b)";
+  options.partition_by = "b % 4";
+  options.settings = {{"index_granularity", "1024"}};
+  options.columns = {{"s", ColumnEntry{codec ? std::optional<std::string>("ZSTD(3)") : std::nullopt, true}}};
+  MappingSet set;
+  EXPECT_TRUE(set.Add(options).ok());
+  // A column added later is configured by a pattern entry (an exact one requires the column).
+  TableOptions later;
+  later.pattern = "shop.t*";
+  later.origin = "chsync.yaml:9";
+  later.columns = {{"c", ColumnEntry{std::nullopt, true}}};
+  EXPECT_TRUE(set.Add(later).ok());
+  return set;
+}
+
+TEST(DdlPolicyTest, TableOptionsShapeCreateAddAndModify) {
+  Source s(kNew);
+  s.SetMapping(OptionsForT(/*codec=*/true));
+  TablePlan plan = s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b INT NOT NULL, s VARCHAR(10), n INT)");
+  ASSERT_EQ(plan.statements.size(), 2U);
+  const std::string& create = plan.statements[1];
+  EXPECT_NE(create.find("`s` LowCardinality(Nullable(String)) CODEC(ZSTD(3))"), std::string::npos) << create;
+  EXPECT_NE(create.find("PARTITION BY b % 4"), std::string::npos) << create;
+  EXPECT_NE(create.find("ORDER BY (id, b)"), std::string::npos) << create;
+  EXPECT_NE(create.find("SETTINGS index_granularity = 1024"), std::string::npos) << create;
+
+  plan = s.Ok("ALTER TABLE t ADD COLUMN c VARCHAR(5) NOT NULL DEFAULT 'x'");
+  ASSERT_EQ(plan.statements.size(), 1U);
+  EXPECT_EQ(
+      plan.statements[0],
+      "ALTER TABLE `shop`.`t` ADD COLUMN IF NOT EXISTS `c` LowCardinality(String) DEFAULT 'x' AFTER `n`");
+
+  // A MODIFY restates LowCardinality and CODEC, the DEFAULT before the CODEC.
+  plan = s.Ok("ALTER TABLE t MODIFY s VARCHAR(10) NOT NULL DEFAULT 'q'");
+  plan = s.Ok("ALTER TABLE t MODIFY s VARCHAR(10) NULL");
+  for (const std::string& sql : plan.statements) {
+    EXPECT_NE(sql.find("LowCardinality("), std::string::npos) << sql;
+    EXPECT_TRUE(sql.ends_with(" CODEC(ZSTD(3))")) << sql;
+  }
+  // b is in ORDER BY: its type cannot change in place.
+  plan = s.Rebuilds("ALTER TABLE t MODIFY b BIGINT NOT NULL");
+}
+
+TEST(DdlPolicyTest, TableOptionsTheServerLacksOrThatAreNotAppliedStopTheCreate) {
+  Source s(kOld);
+  s.SetMapping(OptionsForT(/*codec=*/true));
+  auto plan = s.Run("CREATE TABLE t (id INT PRIMARY KEY, b INT NOT NULL, s VARCHAR(10))");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.error().message().find("LowCardinality needs ClickHouse 19.3"), std::string::npos)
+      << plan.error().message();
+  EXPECT_NE(plan.error().message().find("18.16"), std::string::npos) << plan.error().message();
+
+  Source t(kNew);
+  TableOptions options;
+  options.pattern = "shop.t";
+  options.origin = "chsync.yaml:7";
+  options.exclude_columns = {"s"};
+  MappingSet set;
+  ASSERT_TRUE(set.Add(options).ok());
+  t.SetMapping(set);
+  plan = t.Run("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10))");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().kind(), ErrorKind::kUnsupported);  // a stop, as for any CREATE it cannot follow
+  EXPECT_NE(plan.error().message().find("exclude_columns: s (chsync.yaml:7)"), std::string::npos)
+      << plan.error().message();
+  EXPECT_NE(plan.error().message().find("not available yet"), std::string::npos) << plan.error().message();
 }
 
 }  // namespace

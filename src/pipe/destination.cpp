@@ -576,11 +576,26 @@ Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
 
 Status Pipe::CreateDestination(const schema::TableSchema& table, bool replace) {
   clickhouse::DdlTarget target = TargetFor(table.database);
+  // The table's `table_options:`, checked before anything is dropped; an online rebuild's temp
+  // table (rebuild.cpp names it TABLE__chsync_rebuild) takes its table's.
+  constexpr std::string_view kRebuildSuffix = "__chsync_rebuild";
+  std::string_view source_name = table.name;
+  if (source_name.ends_with(kRebuildSuffix)) source_name.remove_suffix(kRebuildSuffix.size());
+  const PipeConfig& config = request_.config;
+  const EffectiveMapping mapping = config.mappings.For(table.database, source_name, config.dest_database);
+  CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, table, caps_, target, config.dest_database));
+  if (!mapping.IsDefault()) {
+    for (const std::string& line : mapping.Describe())
+      log::Info("creating {}: {}", table.QualifiedName(), line);
+  }
+  clickhouse::CreateOptions options = mapping.CreateOptions();
+  options.table.clear();  // dest_table and rename_columns are not applied (CheckForPipe refuses them)
+  options.column_names.clear();
   CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
   if (target.sharded)
     CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target.StorageDatabase(), target)));
   if (replace) CHSYNC_RETURN_IF_ERROR(DropDestination(target, table.name));
-  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, caps_, target));
+  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, caps_, target, options));
   CHSYNC_RETURN_IF_ERROR(Ddl(create));
   return EnsureDistributed(target, table.name, /*recreate=*/false);
 }

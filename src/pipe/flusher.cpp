@@ -111,9 +111,12 @@ void Flusher::Loop(Lane& lane) {
     } else {
       lock.unlock();
       const auto start = std::chrono::steady_clock::now();
-      s = lane.connection->Insert(job.prefix, job.data);
+      const bool skipped = job.info.skip && job.info.skip();
+      if (!skipped) s = lane.connection->Insert(job.prefix, job.data);
       sent = job.data.size();
-      if (s.ok() && sent != 0) {
+      if (!s.ok() && job.info.rejected && job.info.rejected(s.error())) {
+        s = Status::Ok();
+      } else if (s.ok() && sent != 0 && !skipped) {
         Metrics().ObserveInsert(
             job.info.rows, sent,
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());

@@ -21,6 +21,12 @@ namespace chsync::pipe {
 struct FlushBatchInfo {
   uint64_t rows = 0;
   std::function<void()> acknowledged;
+  /// Checked on the flusher's thread before the INSERT: true drops the batch unsent (its table was
+  /// parked meanwhile).
+  std::function<bool()> skip;
+  /// Called on the flusher's thread when ClickHouse refused the INSERT for good: true when the
+  /// failure was absorbed (its table parked); the flusher then goes on with the next batch.
+  std::function<bool(const Error&)> rejected;
 };
 
 /// Sends the stream's batches to ClickHouse on threads of its own, so that decoding the next rows

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -139,6 +140,47 @@ TEST(FlusherTest, AFailedLaneStopsEveryLaneAndNoLaterTaskRuns) {
   EXPECT_FALSE(ran) << "a checkpoint after rows a shard refused";
   EXPECT_FALSE(flusher.Insert("INSERT", "later", 1).ok());
   EXPECT_FALSE(journal.stored.contains("later"));
+}
+
+TEST(FlusherTest, ARejectedBatchThatIsAbsorbedLetsTheRestGoOn) {
+  Journal journal;
+  std::vector<FakeLane*> fakes;
+  Flusher flusher(Lanes(journal, 1, &fakes), 4, 1 << 20);
+  fakes[0]->fail_on = "t2 bad";
+  std::atomic<bool> parked{false};
+  std::string refused;
+  auto batch = [&](bool absorb) {
+    Flusher::BatchInfo info;
+    if (absorb) {
+      info.skip = [&] { return parked.load(); };
+      info.rejected = [&](const Error& e) {
+        refused = e.message();
+        parked = true;
+        return true;
+      };
+    }
+    return info;
+  };
+  bool ran = false;
+  ASSERT_TRUE(flusher.Insert("INSERT", "t1 a", 0).ok());
+  ASSERT_TRUE(flusher.Insert("INSERT", "t2 bad", 0, batch(true)).ok());
+  ASSERT_TRUE(flusher.Insert("INSERT", "t2 later", 0, batch(true)).ok());
+  ASSERT_TRUE(flusher.Insert("INSERT", "t1 b", 0).ok());
+  ASSERT_TRUE(flusher
+                  .After([&] {
+                    ran = true;
+                    return Status::Ok();
+                  })
+                  .ok());
+  ASSERT_TRUE(flusher.Drain().ok());
+  EXPECT_TRUE(ran) << "the checkpoint after an absorbed refusal runs";
+  EXPECT_EQ(refused, "refused t2 bad");
+  EXPECT_EQ(journal.stored, (std::set<std::string>{"t1 a", "t1 b"}))
+      << "the parked table's later batch is dropped, the other table's rows are sent";
+  // A refusal nobody absorbs still stops the flusher.
+  fakes[0]->fail_on = "t3 bad";
+  ASSERT_TRUE(flusher.Insert("INSERT", "t3 bad", 0, batch(false)).ok());
+  EXPECT_FALSE(flusher.Drain().ok());
 }
 
 TEST(FlusherTest, DescribeNamesTheShardLanes) {

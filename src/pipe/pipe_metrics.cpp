@@ -135,8 +135,14 @@ PipeMetrics::PipeMetrics()
           registry.AddGauge("chsync_snapshot_rows_estimated",
                             "Rows the source estimates a table being copied has (TABLE_ROWS).", {"table"})),
       tables(registry.AddGauge("chsync_tables",
-                               "Replicated tables by state (snapshot, streaming, rebuilding, dropped).",
+                               "Replicated tables by state (snapshot, streaming, rebuilding, parked, paused, "
+                               "dropped).",
                                {"state"})),
+      table_held(
+          registry.AddGauge("chsync_table_held",
+                            "1 for a table whose changes are not applied: parked by a failure that concerns "
+                            "it alone, or paused (chsync pause); 0 once it streams again.",
+                            {"table", "state"})),
       binlog_bytes_behind(registry.AddGauge(
           "chsync_binlog_bytes_behind",
           "Bytes from the checkpoint to the end of the source's newest binlog file (at the last reading).")),
@@ -269,6 +275,15 @@ void PipeMetrics::SetTables(std::vector<LiveTable> list) {
   for (const LiveTable& t : list) counts[t.state] += 1;
   for (const auto& [state, count] : counts) tables.With({state}).Set(count);
   std::lock_guard<std::mutex> lock(mutex_);
+  std::set<std::pair<std::string, std::string>> held;
+  for (const LiveTable& t : list) {
+    if (t.state == "parked" || t.state == "paused") held.emplace(t.name, t.state);
+  }
+  for (const auto& labels : held_labels_) {
+    if (!held.contains(labels)) table_held.With({labels.first, labels.second}).Set(0);
+  }
+  for (const auto& labels : held) table_held.With({labels.first, labels.second}).Set(1);
+  held_labels_.insert(held.begin(), held.end());
   tables_ = std::move(list);
 }
 

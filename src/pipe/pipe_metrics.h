@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,7 +73,8 @@ struct PipeMetrics {
   PipeMetrics& operator=(const PipeMetrics&) = delete;
 
   static constexpr std::string_view kStates[] = {"snapshot", "streaming", "stopped", "failed"};
-  static constexpr std::string_view kTableStates[] = {"snapshot", "streaming", "rebuilding", "dropped"};
+  static constexpr std::string_view kTableStates[] = {"snapshot", "streaming", "rebuilding",
+                                                      "parked",   "paused",    "dropped"};
 
   metrics::Registry registry;
 
@@ -98,6 +100,8 @@ struct PipeMetrics {
   metrics::Family<metrics::Gauge>& snapshot_rows_copied;
   metrics::Family<metrics::Gauge>& snapshot_rows_estimated;
   metrics::Family<metrics::Gauge>& tables;
+  /// 1 for each parked or paused table (labels table, state); 0 once it streams again.
+  metrics::Family<metrics::Gauge>& table_held;
   metrics::Family<metrics::Gauge>& binlog_bytes_behind;
   metrics::Family<metrics::Gauge>& retention_headroom_bytes;
   metrics::Family<metrics::Gauge>& retention_headroom_seconds;
@@ -162,6 +166,7 @@ struct PipeMetrics {
   mutable std::mutex mutex_;  // guards what follows
   std::vector<std::vector<std::string>> gtid_labels_;
   std::vector<LiveTable> tables_;
+  std::set<std::pair<std::string, std::string>> held_labels_;
 };
 
 /// The process's metrics (created on first use).

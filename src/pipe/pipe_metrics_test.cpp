@@ -183,6 +183,19 @@ TEST(PipeMetricsTest, TablesByState) {
   EXPECT_EQ(Metrics().registry.Value("chsync_tables", {"streaming"}), 0);
 }
 
+TEST(PipeMetricsTest, HeldTablesAreOneUntilTheyStreamAgain) {
+  Metrics().SetTables({{"db.a", "parked"}, {"db.b", "paused"}, {"db.c", "streaming"}});
+  EXPECT_EQ(Metrics().registry.Value("chsync_tables", {"parked"}), 1);
+  EXPECT_EQ(Metrics().registry.Value("chsync_tables", {"paused"}), 1);
+  EXPECT_EQ(Metrics().registry.Value("chsync_table_held", {"db.a", "parked"}), 1);
+  EXPECT_EQ(Metrics().registry.Value("chsync_table_held", {"db.b", "paused"}), 1);
+  Metrics().SetTables({{"db.a", "rebuilding"}, {"db.b", "paused"}, {"db.c", "streaming"}});
+  EXPECT_EQ(Metrics().registry.Value("chsync_table_held", {"db.a", "parked"}), 0) << "resumed: copied again";
+  EXPECT_EQ(Metrics().registry.Value("chsync_table_held", {"db.b", "paused"}), 1);
+  EXPECT_EQ(Metrics().registry.Value("chsync_tables", {"parked"}), 0);
+  Metrics().SetTables({});
+}
+
 TEST(PipeMetricsTest, RendersEveryFamily) {
   std::string text = Metrics().registry.Render();
   for (const char* name : {"chsync_build_info",

@@ -135,6 +135,8 @@ PolicyContext Pipe::ContextFor(std::string_view source_database, std::string_vie
   context.caps = caps_;
   context.target = TargetFor(source_database);
   context.policy = request_.config.policies.For(source_database, table);
+  context.mapping = request_.config.mappings.For(source_database, table, request_.config.dest_database);
+  context.default_dest_database = request_.config.dest_database;
   return context;
 }
 
@@ -254,6 +256,12 @@ Status Pipe::Initialize() {
   }
   schema::Tracker tracker({full_metadata_, server_.is_mariadb()});
   CHSYNC_RETURN_IF_ERROR(LoadDatabaseDefaults(tracker));
+  // Every table's `table_options:` are checked before any destination table is replaced.
+  for (const schema::TableSchema& t : schemas) {
+    const PipeConfig& c = request_.config;
+    CHSYNC_RETURN_IF_ERROR(CheckForPipe(c.mappings.For(t.database, t.name, c.dest_database), t, caps_,
+                                        TargetFor(t.database), c.dest_database));
+  }
   Checkpoint checkpoint;
   checkpoint.source = source_identity_;
   checkpoint.stream_start = start;
@@ -345,6 +353,9 @@ Status Pipe::BuildTables() {
   for (const TableSnapshot& s : checkpoint_.snapshot) {
     const schema::TableSchema* schema = tracker_.Find(s.database, s.table);
     if (schema == nullptr) continue;  // dropped at the source; its destination is kept
+    const PipeConfig& c = request_.config;
+    CHSYNC_RETURN_IF_ERROR(CheckForPipe(c.mappings.For(s.database, s.table, c.dest_database), *schema, caps_,
+                                        TargetFor(s.database), c.dest_database));
     auto state = std::make_unique<TableState>();
     state->dest = NewDestination(*schema, caps_);
     std::string key = TableKey(s.database, s.table);
@@ -356,7 +367,17 @@ Status Pipe::BuildTables() {
       state->dest.aliases = d.aliases;
     }
     state->stream_from = s.stream_from;
-    CHSYNC_RETURN_IF_ERROR(RebuildWriter(*state));
+    for (const HeldTable& h : checkpoint_.held) {
+      if (h.table == key) state->held = h;
+    }
+    Status writer = RebuildWriter(*state);
+    if (!writer.ok() && !state->held) return writer;  // a held table needs no writer until it is copied again
+    if (state->held) {
+      log::Warn(
+          "table {} is {} since {} ({}): its changes are not applied; `chsync resume --state {} --table {}` "
+          "copies it again",
+          key, state->held->state, state->held->position, state->held->reason, state_->path(), key);
+    }
     tables_[key] = std::move(state);
   }
   for (const RebuildState& r : checkpoint_.rebuilds) {
@@ -393,7 +414,13 @@ Status Pipe::RebuildWriter(TableState& table) {
   table.full_row = key.full_row;
   table.key_indexes.clear();
   if (!key.full_row) {
-    for (const std::string& c : key.columns) table.key_indexes.push_back(table.dest.source.FindColumn(c));
+    // With table_options' ORDER BY or PARTITION BY, an UPDATE of a column they name moves the row too.
+    const schema::TableSchema& source = table.dest.source;
+    const PipeConfig& config = request_.config;
+    for (const std::string& c :
+         config.mappings.For(source.database, source.name, config.dest_database).KeyColumns(source)) {
+      table.key_indexes.push_back(source.FindColumn(c));
+    }
   }
   table.table_map.reset();
   return Status::Ok();
@@ -402,7 +429,12 @@ Status Pipe::RebuildWriter(TableState& table) {
 void Pipe::SyncDestinations() {
   checkpoint_.destinations.clear();
   checkpoint_.rebuilds.clear();
+  checkpoint_.held.clear();
   for (const auto& [key, table] : tables_) {
+    if (table->held) {
+      checkpoint_.held.push_back(*table->held);
+      checkpoint_.held.back().table = key;  // renamed at the source since it was held
+    }
     checkpoint_.destinations.push_back(
         {key,
          table->dest.kept_columns,
@@ -445,9 +477,10 @@ void Pipe::PublishTables() {
   std::vector<LiveTable> list;
   list.reserve(tables_.size() + dropped_.size());
   for (const auto& [key, table] : tables_) {
-    list.push_back({key, table->rebuild != nullptr ? "rebuilding"
-                         : copying.contains(key)   ? "snapshot"
-                                                   : "streaming"});
+    list.push_back({key, table->held                 ? table->held->state
+                         : table->rebuild != nullptr ? "rebuilding"
+                         : copying.contains(key)     ? "snapshot"
+                                                     : "streaming"});
   }
   for (const auto& [key, table] : dropped_) list.push_back({key, "dropped"});
   Metrics().SetTables(std::move(list));

@@ -41,6 +41,7 @@
 #include "pipe/run_status.h"
 #include "pipe/snapshot.h"
 #include "pipe/state_dir.h"
+#include "pipe/table_state.h"
 #include "pipe/transaction_boundary.h"
 #include "pipe/xa_store.h"
 #include "schema/tracker.h"
@@ -87,6 +88,8 @@ struct TableState {
   std::vector<uint32_t> map_index;
   /// Set while the table is rebuilt online: the writer then writes into the rebuild's table.
   std::unique_ptr<Rebuilder> rebuild;
+  /// Set while the table is parked or paused: its binlog changes are not applied.
+  std::optional<HeldTable> held;
   /// The row changes in the writer (counted once ClickHouse acknowledged their INSERT), and the
   /// table's counters (set by RebuildWriter).
   PendingRowChanges changes;
@@ -158,6 +161,25 @@ class Pipe {
   Status StartRebuild(TableState& table, const std::string& position, const std::string& reason, bool resume);
   /// Stops a rebuild and drops its table; the ClickHouse table stays as it was.
   Status CancelRebuild(TableState& table);
+  // table_control.cpp: parked and paused tables, and the requests of `chsync pause|resume|resync`.
+  /// A failure of one table's statement or rows: parks the table (Ok) when the failure concerns it
+  /// alone (ConcernsOneTable) and its on_table_error is park; otherwise returns `error`.
+  Status ParkTable(TableState& table, const std::string& key, const Error& error,
+                   const std::string& statement, const std::string& position);
+  /// Stops applying `table`'s changes: its unsent rows and any rebuild are dropped; said loudly.
+  Status HoldTable(TableState& table, HeldTable held, bool announce);
+  /// Copies `table` again online from the tracked schema (an online rebuild, which ends in a swap),
+  /// unparking or unpausing it.
+  Status RecopyTable(TableState& table, const std::string& key, const std::string& reason);
+  /// Between transactions: takes over the tables the flusher parked, and carries out the
+  /// requests waiting in the state directory (at most once a second); a checkpoint records them.
+  Status PollControl();
+  /// One request: what it did or why it was refused ("done: …" / "refused: …").
+  Result<std::string> CarryOut(const std::string& op, const std::string& table);
+  /// What the flusher needs to park `key` when ClickHouse refuses its INSERT (nothing with
+  /// on_table_error=stop).
+  void AttachParking(Flusher::BatchInfo& info, const std::string& key);
+
   /// Swaps finished rebuilds in; with `wait`, waits for every running one first.
   Status PollRebuilds(bool wait);
   Status SwapIn(TableState& table);
@@ -330,6 +352,12 @@ class Pipe {
 
   // Stream state.
   std::unique_ptr<binlog::Decoder> decoder_;
+  /// Tables the flusher parked (an INSERT refused), until the stream takes them over; outlives
+  /// flusher_, whose threads use it.
+  ParkBoard park_board_;
+  /// Outcomes of requests carried out, written once the checkpoint recording them is saved.
+  std::vector<std::pair<std::string, std::string>> request_outcomes_;
+  std::chrono::steady_clock::time_point last_control_poll_{};
   /// Sends the stream's batches and saves its checkpoints in order, beside the decoding thread.
   std::unique_ptr<Flusher> flusher_;
   /// Row versions (row_version.h).

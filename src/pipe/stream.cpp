@@ -15,6 +15,7 @@
 #include "clickhouse/server_error.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
+#include "pipe/control.h"
 #include "pipe/pipeline_internal.h"
 #include "pipe/row_version.h"
 #include "schema/lexer.h"
@@ -239,6 +240,7 @@ Status Pipe::StartStreamState() {
                             clickhouse::Connect(urls, dest_options_));
     lanes.push_back(std::move(shard));
   }
+  park_board_.Clear();  // what it held, the checkpoint holds, or a replay parks again
   flusher_ = std::make_unique<Flusher>(std::move(lanes), 4,
                                        static_cast<size_t>(2 * request_.config.batch_max_bytes));
   return Status::Ok();
@@ -298,7 +300,8 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
       stream->checksum() == "CRC32" ? binlog::ChecksumAlgorithm::kCrc32 : binlog::ChecksumAlgorithm::kNone;
   // Rows of tables that are not replicated are skipped without decoding their values.
   decoder_options.decode_rows_of = [this](const binlog::TableMap& map) {
-    return tables_.contains(TableKey(map.database, map.table));
+    auto it = tables_.find(TableKey(map.database, map.table));
+    return it != tables_.end() && !it->second->held;
   };
   // MariaDB 5.3 hires TIME(n)/DATETIME(n)/TIMESTAMP(n) columns (created with
   // mysql56_temporal_format=OFF) arrive without their precision: it comes from the tracked schema.
@@ -322,6 +325,8 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
   last_flush_ = last_checkpoint_ = std::chrono::steady_clock::now();
   for (auto& [key, table] : tables_) table->table_map.reset();
 
+  // Requests that waited while no pipe ran (or since the last session) are carried out first.
+  CHSYNC_RETURN_IF_ERROR(PollControl());
   auto caught_up = [&](const mysql::BinlogCoordinate& at) {
     return target && !at.file.empty() && mysql::CompareCoordinates(at, *target) >= 0;
   };
@@ -369,6 +374,7 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
           return Status::Ok();
         }));
       }
+      if (!in_transaction) CHSYNC_RETURN_IF_ERROR(PollControl());
       if (!in_transaction && AnyRebuildFinished()) CHSYNC_RETURN_IF_ERROR(PollRebuilds(false));
       if (!in_transaction && target && hb->log_file == stream->next_coordinate().file &&
           caught_up({std::string(hb->log_file), decoded->header.log_pos})) {
@@ -512,11 +518,16 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
                  Coordinate(event.file, event.position), applied.error().message(), sql.substr(0, 200));
     } else if (!full_metadata_) {
       Metrics().NoteSchemaChange(SchemaChangeKind(sql), "failed");
-      return ResyncError(concerned,
-                         "a statement that may change it could not be followed (" +
-                             applied.error().message() + "): \"" + std::string(sql.substr(0, 500)) +
-                             "\"; without binlog_row_metadata=FULL its rows cannot be matched safely",
-                         event);
+      Error error = ResyncError(concerned,
+                                "a statement that may change it could not be followed (" +
+                                    applied.error().message() + "): \"" + std::string(sql.substr(0, 500)) +
+                                    "\"; without binlog_row_metadata=FULL its rows cannot be matched safely",
+                                event);
+      TableState& table = *tables_.at(concerned);
+      if (!table.held) {
+        CHSYNC_RETURN_IF_ERROR(
+            ParkTable(table, concerned, error, std::string(sql), Coordinate(event.file, event.position)));
+      }
     } else {
       log::Warn(
           "statement at {} could not be applied to the tracked schema of {} ({}); its rows are matched by "
@@ -631,6 +642,12 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
       continue;
     }
     if (table != nullptr && before_stream_from(*table)) continue;
+    if (table != nullptr && table->held && !dropping) {
+      // Its copy on resume takes the schema as it is then.
+      log::Info("{} is {}: the statement at {} is not applied to its ClickHouse table", key,
+                table->held->state, position);
+      continue;
+    }
     DestinationTable before = table != nullptr                ? table->dest
                               : was_dropped != dropped_.end() ? was_dropped->second
                                                               : DestinationTable{};
@@ -646,7 +663,10 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     Result<TablePlan> planned = PlanTableChanges(changes, before, after, context);
     if (!planned.ok()) {
       Metrics().NoteSchemaChange(SchemaChangeKind(statement), "failed");
-      return std::move(planned).error();
+      // A table created, dropped or (ApplyTableRenames) renamed leaves nothing to park: those stop.
+      if (table == nullptr || dropping) return std::move(planned).error();
+      CHSYNC_RETURN_IF_ERROR(ParkTable(*table, key, planned.error(), statement, position));
+      continue;
     }
     TablePlan plan = std::move(planned).value();
     if (rebuilding) {
@@ -667,7 +687,13 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
       CHSYNC_RETURN_IF_ERROR(
           MakeRoom(context.target, name.name, fmt::format("{}_{}", sequence, event.position)));
     }
-    CHSYNC_RETURN_IF_ERROR(RunPlan(plan, context.target, name.name));
+    if (Status ran = RunPlan(plan, context.target, name.name); !ran.ok()) {
+      // ClickHouse refused the table's ALTER: the table parks (when that concerns it alone).
+      if (table == nullptr || plan.dropped || plan.created) return ran;
+      Metrics().NoteSchemaChange(SchemaChangeKind(statement), "failed");
+      CHSYNC_RETURN_IF_ERROR(ParkTable(*table, key, ran.error(), statement, position));
+      continue;
+    }
     Record(key, context.target.database, position, statement, plan.log_lines, SchemaChangeAction(plan));
     if (plan.ignored) continue;
     if (plan.dropped) {
@@ -692,11 +718,10 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
           {name.database, name.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
     }
     table->dest = plan.after;
-    if (plan.rebuild) {
-      CHSYNC_RETURN_IF_ERROR(StartRebuild(*table, position, plan.rebuild_reason, /*resume=*/false));
-    } else {
-      CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
-    }
+    Status applied_here = plan.rebuild ? StartRebuild(*table, position, plan.rebuild_reason, /*resume=*/false)
+                                       : RebuildWriter(*table);
+    if (!applied_here.ok())
+      CHSYNC_RETURN_IF_ERROR(ParkTable(*table, key, applied_here.error(), statement, position));
   }
   return Status::Ok();
 }
@@ -891,6 +916,7 @@ Status Pipe::EndTransaction(const binlog::Event& event, uint64_t resume, bool fo
       (pending > 0 && now - last_flush_ >= std::chrono::milliseconds(request_.config.batch_max_age_ms)) ||
       now - last_checkpoint_ >= kIdleCheckpointInterval;
   if (due) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
+  CHSYNC_RETURN_IF_ERROR(PollControl());
   return AnyRebuildFinished() ? PollRebuilds(false) : Status::Ok();
 }
 
@@ -903,25 +929,39 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   auto it = tables_.find(TableKey(rows.table->database, rows.table->table));
   if (it == tables_.end()) return Status::Ok();
   TableState& table = *it->second;
+  if (table.held) return Status::Ok();
   if (table.stream_from &&
       mysql::CompareCoordinates({std::string(event.file), event.position},
                                 {table.stream_from->file, table.stream_from->position}) < 0) {
     return Status::Ok();
   }
-  if (table.table_map != rows.table) CHSYNC_RETURN_IF_ERROR(MapColumns(table, rows.table, event));
+  const std::string position = Coordinate(event.file, event.position);
+  if (table.table_map != rows.table) {
+    if (Status mapped = MapColumns(table, rows.table, event); !mapped.ok()) {
+      return ParkTable(table, it->first, mapped.error(), "a rows event of the table", position);
+    }
+  }
   CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+  // A row chsync cannot convert for this table parks it (when that concerns the table alone).
+  bool parked = false;
+  auto append = [&](Status appended) -> Status {
+    if (appended.ok() || parked) return appended;
+    Status s = ParkTable(table, it->first, appended.error(), "a row of the table", position);
+    parked = s.ok();
+    return s;
+  };
   const size_t bytes_before = table.writer->bytes();
   uint64_t unchanged = 0;  // updates that changed nothing: nothing written
-  for (size_t k = 0; k < rows.rows.size(); ++k) {
+  for (size_t k = 0; k < rows.rows.size() && !parked; ++k) {
     const binlog::RowChange& row = rows.rows[k];
     CHSYNC_ASSIGN_OR_RETURN(uint64_t offset, numbering_.Offset(event, rows, k));
     CHSYNC_ASSIGN_OR_RETURN(uint64_t version, RowVersion({sequence, offset}));
     switch (rows.kind) {
       case binlog::RowsKind::kWrite:
-        CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.after, version, false, event));
+        CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.after, version, false, event)));
         break;
       case binlog::RowsKind::kDelete:
-        CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.before, version, true, event));
+        CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.before, version, true, event)));
         break;
       case binlog::RowsKind::kUpdate:
       case binlog::RowsKind::kPartialUpdate: {
@@ -937,13 +977,14 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
             ++unchanged;
             break;
           }
-          CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.before, version, true, event));
+          CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.before, version, true, event)));
         }
-        CHSYNC_RETURN_IF_ERROR(AppendImage(table, row.after, version, false, event));
+        CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.after, version, false, event)));
         break;
       }
     }
   }
+  if (parked) return Status::Ok();
   status_.rows_applied += rows.rows.size();
   switch (rows.kind) {
     case binlog::RowsKind::kWrite: table.changes.inserts += rows.rows.size(); break;
@@ -1054,6 +1095,7 @@ Flusher::BatchInfo Pipe::TakeBatchInfo(TableState& table) {
 
 Status Pipe::QueueRows(TableState& table) {
   Flusher::BatchInfo info = TakeBatchInfo(table);
+  const std::string key = TableKey(table.dest.source.database, table.dest.source.name);
   if (table.writer->routed() && flusher_->lanes() > 1) {
     const size_t total_bytes = std::max<size_t>(1, table.writer->bytes());
     std::vector<std::pair<size_t, std::string>> shards = table.writer->TakeShardData();
@@ -1063,11 +1105,13 @@ Status Pipe::QueueRows(TableState& table) {
       Flusher::BatchInfo part;
       part.rows = info.rows * data.size() / total_bytes;
       if (i + 1 == shards.size()) part.acknowledged = std::exchange(info.acknowledged, nullptr);
+      AttachParking(part, key);
       CHSYNC_RETURN_IF_ERROR(
           flusher_->Insert(table.writer->local_prefix(), std::move(data), 1 + shard, std::move(part)));
     }
     return Status::Ok();
   }
+  AttachParking(info, key);
   return flusher_->Insert(table.writer->insert_prefix(), table.writer->TakeData(), 0, std::move(info));
 }
 
@@ -1147,7 +1191,9 @@ Status Pipe::FinishXa(const binlog::Event& event, const Boundary& boundary, bool
     if (commit) {
       CHSYNC_ASSIGN_OR_RETURN(std::vector<XaBatch> batches, ReadXaRows(state_->path(), pending.rows_file));
       for (XaBatch& batch : batches) {
-        if (!tables_.contains(batch.table)) continue;  // no longer replicated (dropped, renamed away)
+        auto target = tables_.find(batch.table);
+        if (target == tables_.end()) continue;  // no longer replicated (dropped, renamed away)
+        if (target->second->held) continue;     // parked or paused: its copy on resume has these rows
         // The table's changes count with its first batch (a restart between PREPARE and COMMIT
         // forgets them: the rows are sent, not counted).
         Flusher::BatchInfo info;
@@ -1157,6 +1203,7 @@ Status Pipe::FinishXa(const binlog::Event& event, const Boundary& boundary, bool
           info.acknowledged = [counted]() mutable { counted.Count(); };
           changes.erase(c);
         }
+        AttachParking(info, batch.table);
         CHSYNC_RETURN_IF_ERROR(
             flusher_->Insert(std::move(batch.prefix), std::move(batch.data), 0, std::move(info)));
       }
@@ -1179,12 +1226,20 @@ Status Pipe::FlushAndCheckpoint() {
   PublishTables();
   // Saved by the flusher once every row queued before it is in ClickHouse.
   auto save = [this, checkpoint = checkpoint_, status = status_, obsolete = std::move(obsolete_xa_files_),
-               mariadb = server_.is_mariadb(), retention = retention_.get()]() mutable -> Status {
+               outcomes = std::move(request_outcomes_), mariadb = server_.is_mariadb(),
+               retention = retention_.get()]() mutable -> Status {
     checkpoint.saved_at_ms = NowMs();
+    // Tables the flusher parked since the stream built this checkpoint: their batches before it
+    // were refused, so the checkpoint must not come without them.
+    MergeHeld(checkpoint.held, park_board_.NotTaken());
     Status saved = state_->Save(checkpoint);
     if (!saved.ok()) return saved;
     ++checkpoints_saved_;
     for (const std::string& file : obsolete) RemoveXaRows(state_->path(), file);
+    for (const auto& [id, outcome] : outcomes) {
+      Status completed = CompleteRequest(state_->path(), id, outcome);
+      if (!completed.ok()) log::Warn("request {}: {}", id, completed.error().message());
+    }
     Metrics().NoteCheckpoint(checkpoint.resume.file, checkpoint.resume.position, checkpoint.resume.gtid_set,
                              mariadb, checkpoint.saved_at_ms, status.last_event_time);
     if (retention != nullptr) retention->SetCheckpoint(checkpoint.resume.file, checkpoint.resume.position);
@@ -1195,6 +1250,7 @@ Status Pipe::FlushAndCheckpoint() {
     return Status::Ok();
   };
   obsolete_xa_files_.clear();
+  request_outcomes_.clear();
   CHSYNC_RETURN_IF_ERROR(flusher_->After(std::move(save)));
   last_checkpoint_ = std::chrono::steady_clock::now();
   return Status::Ok();

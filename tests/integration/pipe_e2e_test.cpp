@@ -535,7 +535,8 @@ TEST_P(OrdinalE2eTest, PositionShiftingDdlStopsWithFailAndIsFollowedByDefault) {
 
   p_.ExecAll({"INSERT INTO t (id, b) VALUES (3, 'before')", c.statement,
               "INSERT INTO t (id, b) VALUES (4, 'after')", "UPDATE t SET b = 'upd' WHERE id = 1"});
-  const std::vector<std::string> fail = {"--schema-policy", "position_shift=fail"};
+  const std::vector<std::string> fail = {"--schema-policy", "position_shift=fail", "--schema-policy",
+                                         "on_table_error=stop"};
   r = p_.Run(fail);
   if (!c.fails) {
     ASSERT_EQ(r.exit_code, 0) << r.Describe();

@@ -877,7 +877,8 @@ TEST_P(SchemaEvolutionTest, PrimaryKeyChangeStopsWithKeyChangeFail) {
   ASSERT_TRUE(p_.connected());
   p_.ExecAll({"CREATE TABLE t (id INT NOT NULL, k INT NOT NULL, v VARCHAR(20), PRIMARY KEY (id))",
               "INSERT INTO t SELECT seq, seq % 5, CONCAT('v', seq) FROM seq_1_to_300"});
-  const std::vector<std::string> policy = {"--schema-policy", p_.db() + ".*:key_change=fail"};
+  const std::vector<std::string> policy = {"--schema-policy", p_.db() + ".*:key_change=fail",
+                                           "--schema-policy", "on_table_error=stop"};
   CommandResult r = p_.Run(policy);
   ASSERT_RUN_OK(r, "(snapshot)");
   p_.ExecAll({"INSERT INTO t VALUES (1000, 1, 'before')",
@@ -905,6 +906,7 @@ TEST_P(SchemaEvolutionTest, PerTablePolicyFromTheConfigFile) {
         << "  tables:\n"
         << "    \"" << p_.db() << ".strict_*\":\n"
         << "      rename_column: fail\n"
+        << "      on_table_error: stop\n"
         << "      truncate: propagate\n";
   }
   const std::vector<std::string> with_config = {"--config", config};
@@ -1061,7 +1063,8 @@ TEST_P(FailPolicyTest, StopsWithTheResyncMessage) {
   p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(50), n INT)",
               "INSERT INTO t SELECT seq, CONCAT('v', seq), seq FROM seq_1_to_100",
               "CREATE TABLE other (id INT PRIMARY KEY)"});
-  const std::vector<std::string> policy = {"--schema-policy", p_.db() + "." + c.table + ":" + c.policy};
+  const std::vector<std::string> policy = {"--schema-policy", p_.db() + "." + c.table + ":" + c.policy,
+                                           "--schema-policy", "on_table_error=stop"};
   CommandResult r = p_.Run(policy);
   ASSERT_RUN_OK(r, "(snapshot)");
   p_.ExecAll({"INSERT INTO other VALUES (1)", c.statement, "INSERT INTO other VALUES (2)"});
@@ -1072,6 +1075,39 @@ TEST_P(FailPolicyTest, StopsWithTheResyncMessage) {
       << "row 2 of table other, written after `" << c.statement << "`, must not reach ClickHouse";
   CommandResult again = p_.Run(policy);
   EXPECT_EQ(again.exit_code, 1) << "the pipe must stay stopped:\n" << again.Describe();
+}
+
+// With the default on_table_error=park, the table the policy concerns parks and the others go on
+// (docs/table-control.md). A created, dropped or renamed table (create_table, drop_table,
+// rename_table=fail) leaves no replicated table to park: those stop the pipe as before.
+TEST_P(FailPolicyTest, ParksTheTableUnderTheDefault) {
+  ASSERT_TRUE(p_.connected());
+  const FailCase& c = std::get<1>(GetParam());
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(50), n INT)",
+              "INSERT INTO t SELECT seq, CONCAT('v', seq), seq FROM seq_1_to_100",
+              "CREATE TABLE other (id INT PRIMARY KEY)"});
+  const std::vector<std::string> policy = {"--schema-policy", p_.db() + "." + c.table + ":" + c.policy};
+  CommandResult r = p_.Run(policy);
+  ASSERT_RUN_OK(r, "(snapshot)");
+  p_.ExecAll({"INSERT INTO other VALUES (1)", c.statement, "INSERT INTO other VALUES (2)"});
+  r = p_.Run(policy);
+  const std::string name = std::get<1>(GetParam()).name;
+  if (name == "CreateTable" || name == "DropTable" || name == "RenameTable") {
+    ExpectStoppedFor(r, p_.db(), c.table, std::string("`") + c.statement + "` with " + c.policy);
+    return;
+  }
+  ASSERT_RUN_OK(r, "past `" + std::string(c.statement) + "` with " + c.policy);
+  EXPECT_NE(r.err.find("table " + p_.db() + "." + c.table + " PARKED"), std::string::npos) << r.Describe();
+  EXPECT_EQUAL_TO_SOURCE(p_, "other", "the other table goes on while t is parked");
+  p_.Exec("INSERT INTO other VALUES (3)");
+  r = p_.Run(policy);
+  ASSERT_RUN_OK(r, "again, t still parked");
+  EXPECT_EQ(r.err.find("PARKED"), std::string::npos) << "said once, not at every start:\n" << r.Describe();
+  EXPECT_NE(r.err.find(p_.db() + ".t is parked"), std::string::npos) << r.Describe();
+  EXPECT_EQUAL_TO_SOURCE(p_, "other", "after a restart with t parked");
+  CommandResult status = p_.ChsyncStatus();
+  EXPECT_NE(status.out.find(p_.db() + ".t  parked since"), std::string::npos) << status.Describe();
+  EXPECT_NE(status.out.find(c.quoted), std::string::npos) << status.Describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(Destinations, FailPolicyTest,
@@ -1159,7 +1195,8 @@ TEST_P(OrdinalStopTest, PositionShiftFailStopsOnDropColumn) {
   ASSERT_TRUE(p_.connected());
   p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c INT)",
               "INSERT INTO t SELECT seq, seq * 10, CONCAT('x', seq), seq * 100 FROM seq_1_to_200"});
-  const std::vector<std::string> policy = {"--schema-policy", "position_shift=fail"};
+  const std::vector<std::string> policy = {"--schema-policy", "position_shift=fail", "--schema-policy",
+                                           "on_table_error=stop"};
   CommandResult r = p_.Run(policy);
   ASSERT_RUN_OK(r, "(snapshot)");
   p_.ExecAll({"INSERT INTO t (id, b) VALUES (1000, 'before')", "ALTER TABLE t DROP COLUMN a",
@@ -1192,14 +1229,24 @@ TEST_P(OrdinalStopTest, UnparseableDdlOnAReplicatedTableStops) {
   }
   p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, a INT, b VARCHAR(10), c INT)",
               "INSERT INTO t SELECT seq, seq * 10, CONCAT('x', seq), seq * 100 FROM seq_1_to_200"});
-  CommandResult r = p_.Run();
+  const std::vector<std::string> stop = {"--schema-policy", "on_table_error=stop"};
+  CommandResult r = p_.Run(stop);
   ASSERT_RUN_OK(r, "(snapshot)");
   p_.ExecAll({"INSERT INTO t (id, b) VALUES (1000, 'before')", kUnparseableDdl,
               "INSERT INTO t (id, b) VALUES (1001, 'after')"});
-  r = p_.Run();
+  r = p_.Run(stop);
   ExpectStoppedFor(r, p_.db(), "t", std::string("a statement chsync cannot parse: ") + kUnparseableDdl);
   EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t") + " FINAL WHERE id = 1001"), "0")
       << "row 1001, written after the unparseable statement, must not reach ClickHouse";
+
+  // Under the default (park), t parks there and a table created after it is replicated.
+  p_.ExecAll({"CREATE TABLE u (id INT PRIMARY KEY)", "INSERT INTO u VALUES (1)"});
+  r = p_.Run();
+  ASSERT_RUN_OK(r, "with t parked");
+  EXPECT_NE(r.err.find("table " + p_.db() + ".t PARKED"), std::string::npos) << r.Describe();
+  EXPECT_EQUAL_TO_SOURCE(p_, "u", "while t is parked");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t") + " FINAL WHERE id = 1001"), "0")
+      << "row 1001 of the parked table";
 }
 
 // Seen in CI: the same statement on a table of the same name in another database (another pipe's,

@@ -34,6 +34,9 @@ ProcessResult RunProcess(const std::vector<std::string>& argv,
 /// Path of the built chsync executable.
 std::string ChsyncBinary();
 
+/// A loopback TCP port that was free a moment ago (the kernel's pick), or -1.
+int FreeLoopbackPort();
+
 /// A fresh empty directory under CHSYNC_TEST_TMPDIR (or /tmp), removed by nobody: the test
 /// command removes its whole temporary folder.
 std::string MakeTempDir(const std::string& prefix);

@@ -1,0 +1,318 @@
+// Issue 17 end to end: a table whose statement or rows fail parks while the others keep flowing;
+// `chsync resync --table`, `pause` and `resume` reach a running pipe through its state directory;
+// a kill -9 in the middle of an online re-copy; a request carried out before a crash is not
+// carried out again; on_table_error=stop keeps the old behaviour.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pipe_compare.h"
+#include "pipe_harness.h"
+#include "test_env.h"
+
+namespace chsync {
+namespace {
+
+using testing::BackgroundProcess;
+using testing::CommandResult;
+using testing::Dest;
+using testing::PipeTest;
+
+constexpr int kServerIdBase = 17000000;
+
+bool WaitFor(const std::function<bool()>& done, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return done();
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class TableControlTest : public ::testing::TestWithParam<Dest> {
+ protected:
+  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "tctl", kServerIdBase); }
+  void TearDown() override {
+    if (run_) run_->SignalAndWait(SIGKILL, 10000);
+    p_.Cleanup();
+  }
+
+  /// Tables a and b with `rows` rows each.
+  void CreateTables(int rows) {
+    p_.ExecAll({"CREATE TABLE a (id INT PRIMARY KEY, v INT, s VARCHAR(40))",
+                "CREATE TABLE b (id INT PRIMARY KEY, v INT, s VARCHAR(40))",
+                "INSERT INTO a SELECT seq, seq, 'a' FROM seq_1_to_" + std::to_string(rows),
+                "INSERT INTO b SELECT seq, seq, 'b' FROM seq_1_to_" + std::to_string(rows)});
+  }
+
+  /// Starts `chsync run` (not until caught up) in the background; with the embedded store, with
+  /// --http so that the test's queries reach the store through the running pipe.
+  void StartRun(const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> flags = extra;
+    if (GetParam() == Dest::kEmbedded) {
+      flags.push_back("--http");
+      flags.push_back("127.0.0.1:" + std::to_string(testing::FreeLoopbackPort()));
+    }
+    run_.reset();
+    auto started = BackgroundProcess::Start(p_.RunArgs(p_.db() + ".*", false, flags),
+                                            p_.state() + "/run" + std::to_string(++runs_) + ".log");
+    ASSERT_TRUE(started.has_value());
+    run_.emplace(std::move(*started));
+    if (GetParam() == Dest::kEmbedded) {
+      // Until the pipe holds the store and announces its --http address beside it, a query would
+      // open the store itself and keep the pipe from opening it.
+      const std::string announced = p_.dest_url().substr(std::string("file:").size()) + ".chsync-http";
+      auto announced_by_it = [&] {
+        std::ifstream in(announced);
+        std::string url;
+        long pid = 0;
+        return static_cast<bool>(in >> url >> pid) && pid == run_->pid();
+      };
+      ASSERT_TRUE(WaitFor([&] { return announced_by_it() || !run_->Running(); }, 60)) << run_->Log();
+      ASSERT_TRUE(run_->Running()) << run_->Log();
+    }
+  }
+
+  bool Converges(const std::vector<std::string>& tables, int seconds) {
+    return WaitFor(
+        [&] {
+          for (const std::string& t : tables) {
+            if (!p_.Compare(t).empty()) return false;
+          }
+          return true;
+        },
+        seconds);
+  }
+
+  bool LogHas(const std::string& text, int seconds) {
+    return WaitFor([&] { return run_->Log().find(text) != std::string::npos; }, seconds);
+  }
+
+  CommandResult Control(const std::string& op, const std::string& table) {
+    return testing::RunCommand({testing::ChsyncBinary(), op, "--state", p_.state(), "--table", table},
+                               120'000);
+  }
+
+  std::string Table(const std::string& t) const { return p_.db() + "." + t; }
+
+  PipeTest p_;
+  std::optional<BackgroundProcess> run_;
+  int runs_ = 0;
+};
+
+// A `fail` policy on b: b parks, a keeps flowing while writes go on; `resync --table` re-copies b
+// online and both end equal to the source.
+TEST_P(TableControlTest, AFailingTableParksWhileTheOtherFlowsAndResyncUnparksItOnline) {
+  ASSERT_TRUE(p_.connected());
+  CreateTables(200);
+  StartRun({"--schema-policy", Table("b") + ":truncate=fail"});
+  ASSERT_TRUE(Converges({"a", "b"}, 90)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+
+  p_.ExecAll({"TRUNCATE TABLE b", "INSERT INTO b VALUES (1, 10, 'after truncate')",
+              "UPDATE a SET v = -v WHERE id <= 50", "INSERT INTO a VALUES (1001, 1, 'new')"});
+  ASSERT_TRUE(LogHas("table " + Table("b") + " PARKED", 60)) << run_->Log();
+  for (int i = 0; i < 5; ++i) {
+    p_.ExecAll({"INSERT INTO a VALUES (" + std::to_string(2000 + i) + ", 1, 'while parked')",
+                "UPDATE b SET v = v + 1 WHERE id = 1"});
+  }
+  EXPECT_TRUE(Converges({"a"}, 60)) << p_.Compare("a");
+  EXPECT_TRUE(run_->Running()) << run_->Log();
+  EXPECT_FALSE(p_.Compare("b").empty()) << "b is parked: its ClickHouse table keeps the rows it had";
+  EXPECT_EQ(p_.DestCount("b"), "200");
+
+  CommandResult status = p_.ChsyncStatus();
+  EXPECT_NE(status.out.find(Table("b") + "  parked"), std::string::npos) << status.Describe();
+  EXPECT_NE(status.out.find("TRUNCATE TABLE b"), std::string::npos) << status.Describe();
+
+  CommandResult resync = Control("resync", Table("b"));
+  EXPECT_EQ(resync.exit_code, 0) << resync.Describe();
+  EXPECT_NE(resync.out.find("done: "), std::string::npos) << resync.Describe();
+  p_.ExecAll(
+      {"INSERT INTO b VALUES (3, 3, 'after resync')", "INSERT INTO a VALUES (3000, 3, 'after resync')"});
+  EXPECT_TRUE(Converges({"a", "b"}, 120)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+  EXPECT_TRUE(LogHas("rebuild of " + Table("b"), 5)) << run_->Log();
+  status = p_.ChsyncStatus();
+  EXPECT_EQ(status.out.find(Table("b") + "  parked"), std::string::npos) << status.Describe();
+  EXPECT_EQ(status.out.find("held tables"), std::string::npos) << status.Describe();
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
+}
+
+// The stop policy keeps the behaviour from before parking: the pipe stops with the error.
+TEST_P(TableControlTest, StopPolicyStopsThePipe) {
+  ASSERT_TRUE(p_.connected());
+  CreateTables(20);
+  CommandResult r = p_.Run({"--schema-policy", Table("b") + ":truncate=fail", "--schema-policy",
+                            Table("b") + ":on_table_error=stop"});
+  ASSERT_RUN_OK(r, "initial");
+  p_.Exec("TRUNCATE TABLE b");
+  r = p_.Run({"--schema-policy", Table("b") + ":truncate=fail", "--schema-policy",
+              Table("b") + ":on_table_error=stop"});
+  EXPECT_EQ(r.exit_code, 1) << r.Describe();
+  EXPECT_NE(r.err.find("chsync resync --table " + Table("b")), std::string::npos) << r.Describe();
+  EXPECT_EQ(r.err.find("PARKED"), std::string::npos) << r.Describe();
+}
+
+// Pause stops applying a's changes (its ClickHouse table keeps its rows); resume copies it again.
+TEST_P(TableControlTest, PauseAndResumeOneTable) {
+  ASSERT_TRUE(p_.connected());
+  CreateTables(100);
+  StartRun();
+  ASSERT_TRUE(Converges({"a", "b"}, 90)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+  CommandResult paused = Control("pause", Table("a"));
+  ASSERT_EQ(paused.exit_code, 0) << paused.Describe();
+  EXPECT_NE(paused.out.find("done: " + Table("a") + " paused"), std::string::npos) << paused.Describe();
+  p_.ExecAll({"DELETE FROM a WHERE id <= 10", "INSERT INTO b VALUES (500, 5, 'b goes on')",
+              "ALTER TABLE a ADD COLUMN extra INT DEFAULT 7"});
+  EXPECT_TRUE(Converges({"b"}, 60)) << p_.Compare("b");
+  EXPECT_EQ(p_.DestCount("a"), "100") << "a is paused";
+  CommandResult again = Control("pause", Table("a"));
+  EXPECT_NE(again.out.find("paused already"), std::string::npos) << again.Describe();
+  CommandResult status = p_.ChsyncStatus();
+  EXPECT_NE(status.out.find(Table("a") + "  paused"), std::string::npos) << status.Describe();
+
+  CommandResult resumed = Control("resume", Table("a"));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.Describe();
+  p_.Exec("UPDATE a SET extra = 8 WHERE id = 11");
+  EXPECT_TRUE(Converges({"a", "b"}, 120)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+  CommandResult twice = Control("resume", Table("a"));
+  EXPECT_EQ(twice.exit_code, 1) << twice.Describe();
+  EXPECT_NE(twice.out.find("refused: "), std::string::npos) << twice.Describe();
+  CommandResult unknown = Control("pause", p_.db() + ".nope");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.Describe();
+  EXPECT_NE(unknown.out.find("not a table this pipe replicates"), std::string::npos) << unknown.Describe();
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
+}
+
+// kill -9 while the online re-copy of b runs (its checkpoint shows rows copied, not all): the next
+// run goes on copying from there, and both tables converge.
+TEST_P(TableControlTest, KilledDuringAnOnlineResyncConverges) {
+  ASSERT_TRUE(p_.connected());
+  CreateTables(400000);
+  const std::vector<std::string> flags = {"--snapshot-chunk-rows", "2000"};
+  StartRun(flags);
+  ASSERT_TRUE(Converges({"a", "b"}, 300)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+  CommandResult resync = Control("resync", Table("b"));
+  ASSERT_EQ(resync.exit_code, 0) << resync.Describe();
+  auto copying = [&] {
+    auto checkpoint = nlohmann::json::parse(ReadText(p_.state() + "/checkpoint.json"), nullptr, false);
+    if (checkpoint.is_discarded() || !checkpoint.contains("rebuilds") || checkpoint["rebuilds"].empty())
+      return false;
+    return checkpoint["rebuilds"][0]["progress"]["rows_copied"].get<uint64_t>() > 0;
+  };
+  bool killed = false;
+  for (int i = 0; i < 40; ++i) {
+    p_.ExecAll({"UPDATE b SET v = v + 1, s = 'during the copy' WHERE id % 997 = " + std::to_string(i),
+                "DELETE FROM b WHERE id = " + std::to_string(100 + i * 5000),
+                "INSERT INTO a VALUES (" + std::to_string(500000 + i) + ", 1, 'during')"});
+    if (!killed && copying()) {
+      ASSERT_EQ(run_->SignalAndWait(SIGKILL, 10000), -1);
+      killed = true;
+      StartRun(flags);
+    }
+  }
+  ASSERT_TRUE(killed) << "the copy was never seen half-way in the checkpoint:\n" << run_->Log();
+  ASSERT_TRUE(Converges({"a", "b"}, 300)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+  // The checkpoint it restarted from recorded the copy: it goes on copying from there, or (the kill
+  // came between the swap and the next checkpoint) finds it swapped in already.
+  const std::string log = run_->Log();
+  EXPECT_TRUE(log.find("resuming after") != std::string::npos ||
+              log.find("already swapped in") != std::string::npos)
+      << "the restarted pipe did not take up the copy recorded in its checkpoint:\n"
+      << log;
+  EXPECT_EQ(p_.DestTables(), (std::set<std::string>{"a", "b"}))
+      << "the rebuild's table is gone once swapped in";
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
+}
+
+// A request whose id the checkpoint already records (a crash came between its checkpoint and
+// the removal of its file) is completed, not carried out again.
+TEST_P(TableControlTest, ARequestCarriedOutBeforeACrashIsNotCarriedOutAgain) {
+  ASSERT_TRUE(p_.connected());
+  CreateTables(10);
+  ASSERT_RUN_OK(p_.Run(), "initial");
+  CommandResult queued = Control("pause", Table("a"));
+  ASSERT_EQ(queued.exit_code, 0) << queued.Describe();
+  EXPECT_NE(queued.out.find("next `chsync run`"), std::string::npos) << queued.Describe();
+  std::string id;
+  for (const auto& entry : std::filesystem::directory_iterator(p_.state() + "/requests")) {
+    std::string name = entry.path().filename().string();
+    if (name.ends_with(".req")) id = name.substr(0, name.size() - 4);
+  }
+  ASSERT_FALSE(id.empty());
+  nlohmann::ordered_json checkpoint =
+      nlohmann::ordered_json::parse(ReadText(p_.state() + "/checkpoint.json"));
+  checkpoint["requests_done"] = nlohmann::ordered_json::array({id});
+  std::ofstream(p_.state() + "/checkpoint.json", std::ios::trunc) << checkpoint.dump(2);
+
+  p_.Exec("INSERT INTO a VALUES (11, 11, 'streams')");
+  CommandResult r = p_.Run();
+  ASSERT_RUN_OK(r, "with the request already done");
+  EXPECT_EQUAL_TO_SOURCE(p_, "a", "the pause was not carried out a second time");
+  EXPECT_FALSE(std::filesystem::exists(p_.state() + "/requests/" + id + ".req"));
+  EXPECT_NE(ReadText(p_.state() + "/requests/" + id + ".done").find("before chsync restarted"),
+            std::string::npos);
+
+  // The same request queued anew is carried out.
+  ASSERT_EQ(Control("pause", Table("a")).exit_code, 0);
+  r = p_.Run();
+  ASSERT_RUN_OK(r, "with a new pause");
+  EXPECT_NE(p_.ChsyncStatus().out.find(Table("a") + "  paused"), std::string::npos);
+}
+
+INSTANTIATE_TEST_SUITE_P(Destinations, TableControlTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),
+                         [](const ::testing::TestParamInfo<Dest>& i) { return DestName(i.param); });
+
+// ClickHouse refuses b's INSERTs (a column of its table was dropped there by hand): b parks from
+// the flusher while a flows; `resume` copies b again into a table of the right shape.
+TEST(TableControlServerTest, AnInsertClickHouseRefusesParksTheTable) {
+  PipeTest p;
+  p.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "tctl_ins", kServerIdBase + 500000);
+  ASSERT_TRUE(p.connected());
+  p.ExecAll({"CREATE TABLE a (id INT PRIMARY KEY, v INT)",
+             "CREATE TABLE b (id INT PRIMARY KEY, v INT, s TEXT)",
+             "INSERT INTO a SELECT seq, seq FROM seq_1_to_50",
+             "INSERT INTO b SELECT seq, seq, 'x' FROM seq_1_to_50"});
+  ASSERT_RUN_OK(p.Run(), "initial");
+  std::string error;
+  ASSERT_TRUE(
+      testing::QueryDestination(p.dest_url(), "ALTER TABLE " + p.DestTable("b") + " DROP COLUMN s", &error))
+      << error;
+  auto run = BackgroundProcess::Start(p.RunArgs(p.db() + ".*", false, {}), p.state() + "/run.log");
+  ASSERT_TRUE(run.has_value());
+  p.ExecAll({"INSERT INTO b VALUES (51, 51, 'refused')", "INSERT INTO a VALUES (51, 51)"});
+  ASSERT_TRUE(WaitFor([&] { return run->Log().find("PARKED") != std::string::npos; }, 60)) << run->Log();
+  EXPECT_NE(run->Log().find("ClickHouse refused its INSERT"), std::string::npos) << run->Log();
+  for (int i = 52; i < 60; ++i) p.Exec("INSERT INTO a VALUES (" + std::to_string(i) + ", 0)");
+  EXPECT_TRUE(WaitFor([&] { return p.Compare("a").empty(); }, 60)) << p.Compare("a");
+  EXPECT_TRUE(run->Running()) << run->Log();
+  EXPECT_NE(p.ChsyncStatus().out.find(p.db() + ".b  parked"), std::string::npos);
+
+  CommandResult resumed = testing::RunCommand(
+      {testing::ChsyncBinary(), "resume", "--state", p.state(), "--table", p.db() + ".b"}, 120'000);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.Describe();
+  EXPECT_TRUE(WaitFor([&] { return p.Compare("b").empty() && p.Compare("a").empty(); }, 120))
+      << p.Compare("b") << run->Log();
+  EXPECT_EQ(run->SignalAndWait(SIGTERM, 30000), 0) << run->Log();
+  p.Cleanup();
+}
+
+}  // namespace
+}  // namespace chsync
