@@ -3,6 +3,7 @@
 // blocking problem and what to change, 2 on bad usage.
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -22,11 +23,14 @@
 #include "mysql/source_set.h"
 #include "mysql/table_filter.h"
 #include "mysql/table_inventory.h"
+#include "pipe/config.h"
 
 namespace chsync::cli {
 namespace {
 
 struct CheckOptions {
+  std::string config_file;  ///< --config: the pipe's configuration file; flags win over its keys
+  bool replication_path_given = false;
   std::string source;
   std::string dest;
   std::string tables;
@@ -502,7 +506,76 @@ void CheckCluster(const std::vector<Url>& urls, const CheckOptions& o, Report& r
   }
 }
 
-int RunCheck(const CheckOptions& o) {
+/// Warnings for files holding a password that every user of the host may read (mode o+r): the
+/// configuration file `path` when a source or dest URL in it has a password, and the password
+/// files it names. Each says how to fix it.
+std::vector<std::string> ReadableSecretWarnings(const std::string& path, const pipe::PipeConfig& file) {
+  std::vector<std::string> out;
+  auto readable_by_others = [&out](const std::string& at, const std::string& what, const std::string& fix) {
+    struct stat st {};
+    if (stat(at.c_str(), &st) != 0 || (st.st_mode & S_IROTH) == 0) return;
+    out.push_back(fmt::format("{} {} and every user of this host can read it (mode {:04o}): {}", at, what,
+                              st.st_mode & 07777, fix));
+  };
+  std::vector<std::string> keys;
+  for (const auto& [key, urls] : {std::pair{"source", file.source}, std::pair{"dest", file.dest}}) {
+    for (const std::string& text : clickhouse::SplitUrls(urls)) {
+      auto url = ParseUrl(text);
+      if (url.ok() && url->has_password) {
+        keys.emplace_back(key);
+        break;
+      }
+    }
+  }
+  if (!keys.empty()) {
+    readable_by_others(path, fmt::format("holds a password (in {})", fmt::join(keys, " and ")),
+                       fmt::format("chmod o-r {0} (root:chsync 0640 for the chsync service), or move the "
+                                   "password into an environment file (CHSYNC_SOURCE_PASSWORD=…, "
+                                   "CHSYNC_DEST_PASSWORD=…, mode 0600) or a file named by "
+                                   "source_password_file / dest_password_file",
+                                   path));
+  }
+  for (const auto& [key, name] : {std::pair{"source_password_file", file.source_password_file},
+                                  std::pair{"dest_password_file", file.dest_password_file}}) {
+    if (name.empty()) continue;
+    // As LoadConfigFile reads it: relative to the configuration file's folder.
+    std::string at = name;
+    size_t slash = path.rfind('/');
+    if (at.front() != '/' && slash != std::string::npos) at.insert(0, path, 0, slash + 1);
+    readable_by_others(at, fmt::format("(the {} of {}) holds a password", key, path),
+                       fmt::format("chmod o-r {} (root:chsync 0640 for the chsync service)", at));
+  }
+  return out;
+}
+
+/// --config: the pipe's source, destination, tables and cluster settings for the flags not given,
+/// and the warnings of ReadableSecretWarnings. Exit code kExitUsage when the file is bad.
+int ApplyConfigFile(CheckOptions& o, std::vector<std::string>& warnings) {
+  pipe::PipeConfig file;
+  Status loaded = pipe::LoadConfigFile(o.config_file, file);
+  if (!loaded.ok()) {
+    fmt::print(stderr, "chsync check: {}\n", loaded.error().message());
+    return kExitUsage;
+  }
+  if (o.source.empty()) o.source = file.source;
+  if (o.dest.empty()) o.dest = file.dest;
+  if (o.tables.empty()) o.tables = file.tables;
+  if (o.dest_cluster.empty()) o.dest_cluster = file.dest_cluster;
+  if (!o.replication_path_given) o.replication_path = file.dest_replication_path;
+  o.replica_name = file.dest_replica_name;
+  warnings = ReadableSecretWarnings(o.config_file, file);
+  return kExitOk;
+}
+
+int RunCheck(CheckOptions o) {
+  std::vector<std::string> config_warnings;
+  if (!o.config_file.empty()) {
+    if (int code = ApplyConfigFile(o, config_warnings); code != kExitOk) return code;
+  }
+  if (o.source.empty() || o.dest.empty()) {
+    fmt::print(stderr, "chsync check: give --source and --dest, or --config FILE with source: and dest:\n");
+    return kExitUsage;
+  }
   // Several --source URLs (a primary and its replicas): each server gets its own section.
   std::vector<mysql::ConnectOptions> sources;
   auto set = mysql::SourceSet::Parse(o.source);
@@ -553,6 +626,7 @@ int RunCheck(const CheckOptions& o) {
   }
   Report report;
   fmt::print("chsync check\n");
+  for (std::string& warning : config_warnings) report.Warn(std::move(warning));
   for (const mysql::ConnectOptions& source : sources) CheckSource(source, filter, report);
   for (const Url& url : dest_urls) CheckDestination(url, report);
   if (!o.dest_cluster.empty()) CheckCluster(dest_urls, o, report);
@@ -565,21 +639,25 @@ void AddCheckCommand(CLI::App& app, RunFunction& run) {
   auto options = std::make_shared<CheckOptions>();
   CLI::App* sub =
       app.add_subcommand("check", "Preflight: check that a source and a destination can run a pipe");
+  sub->add_option("--config", options->config_file,
+                  "the pipe's YAML configuration file: source, dest, tables and cluster keys for the flags "
+                  "not given; warns when it holds a password that others can read");
   sub->add_option("--source", options->source,
                   "mysql://USER:PASSWORD@HOST:PORT (password also from CHSYNC_SOURCE_PASSWORD); several, "
-                  "comma-separated: a primary and its replicas, each checked")
-      ->required();
+                  "comma-separated: a primary and its replicas, each checked");
   sub->add_option(
-         "--dest", options->dest,
-         "http(s)://USER:PASSWORD@HOST:PORT for a ClickHouse server (several, comma-separated, for a "
-         "cluster's nodes), file:PATH for an embedded store (password also from CHSYNC_DEST_PASSWORD)")
-      ->required();
+      "--dest", options->dest,
+      "http(s)://USER:PASSWORD@HOST:PORT for a ClickHouse server (several, comma-separated, for a "
+      "cluster's nodes), file:PATH for an embedded store (password also from CHSYNC_DEST_PASSWORD)");
   sub->add_option("--tables", options->tables, "tables to replicate: 'db.*,db2.t,!db.tmp_*' (default: all)");
   sub->add_option("--dest-cluster", options->dest_cluster,
                   "a ClickHouse cluster: report its topology, and each --dest node's macros and ZooKeeper");
   sub->add_option("--dest-replication-path", options->replication_path,
                   "ZooKeeper path pattern of the Replicated tables, whose macros each node must have");
-  sub->callback([options, &run] { run = [options] { return RunCheck(*options); }; });
+  sub->callback([options, sub, &run] {
+    options->replication_path_given = sub->count("--dest-replication-path") > 0;
+    run = [options] { return RunCheck(*options); };
+  });
 }
 
 const CommandRegistration kRegistration{10, &AddCheckCommand};

@@ -3,8 +3,10 @@
 // changes it makes, applying them in order to a schema tracker that starts empty. With
 // --clickhouse-version, also what the pipe would do in ClickHouse (pipe/ddl_policy.h) for tables
 // created earlier in the input: the statements it would run, its log lines, or the message it would
-// stop with. Exit 0 when every statement parsed and applied (a stop is an outcome, not a failure),
-// 1 otherwise (each failure named with its position), 2 on bad usage.
+// stop with. With --config, the plans follow the file's schema_changes: policies and table_options:
+// (excluded and renamed columns, ORDER BY, …), and each table created shows its effective mapping.
+// Exit 0 when every statement parsed and applied (a stop is an outcome, not a failure), 1
+// otherwise (each failure named with its position), 2 on bad usage or a bad configuration file.
 
 #include <fmt/format.h>
 
@@ -25,6 +27,7 @@
 #include "clickhouse/capabilities.h"
 #include "clickhouse/server_version.h"
 #include "clickhouse/sql_quoting.h"
+#include "pipe/config.h"
 #include "pipe/ddl_policy.h"
 #include "schema/explain.h"
 #include "schema/parser.h"
@@ -39,6 +42,7 @@ struct ExplainDdlOptions {
   std::string clickhouse_version;
   std::string sql_mode;
   std::string database;
+  std::string config_file;
   bool mariadb = false;
 };
 
@@ -71,8 +75,8 @@ std::string Preview(std::string_view text) {
 /// planned statement by statement as the pipe would.
 class DestinationModel {
  public:
-  DestinationModel(const clickhouse::Capabilities& caps, bool ordinal_mode)
-      : caps_(caps), ordinal_mode_(ordinal_mode) {}
+  DestinationModel(const clickhouse::Capabilities& caps, bool ordinal_mode, pipe::PipeConfig config)
+      : caps_(caps), ordinal_mode_(ordinal_mode), config_(std::move(config)) {}
 
   /// Prints the plan of each table that `changes` touch: "clickhouse: SQL", "log: line" or
   /// "stop: message". After a stop the table is treated as resynchronised (its destination
@@ -125,11 +129,17 @@ class DestinationModel {
       context.position = position;
       context.statement = statement;
       context.caps = caps_;
-      context.target.database = key.first;
+      context.target.database = config_.dest_database.empty() ? key.first : config_.dest_database;
+      context.policy = config_.policies.For(key.first, key.second);
+      context.mapping = config_.mappings.For(key.first, key.second, config_.dest_database);
+      context.default_dest_database = config_.dest_database;
+      if (created && !context.mapping.IsDefault()) {
+        for (const std::string& line : context.mapping.Describe()) fmt::print("mapping: {}\n", line);
+      }
       auto plan = pipe::PlanTableChanges(group, before, after, context);
       if (!plan.ok()) {
         fmt::print("stop: {}\n", plan.error().message());
-        if (after != nullptr) tables_[key] = pipe::NewDestination(*after, caps_);
+        if (after != nullptr) tables_[key] = pipe::NewDestination(*after, caps_, context.mapping);
         continue;
       }
       if (plan->rebuild) fmt::print("rebuild: {}\n", plan->rebuild_reason);
@@ -145,6 +155,7 @@ class DestinationModel {
 
   clickhouse::Capabilities caps_;
   bool ordinal_mode_;
+  pipe::PipeConfig config_;
   std::map<Key, pipe::DestinationTable> tables_;
 };
 
@@ -158,7 +169,17 @@ int RunExplainDdl(const ExplainDdlOptions& o) {
                  o.clickhouse_version);
       return kExitUsage;
     }
-    destination.emplace(clickhouse::FromVersion(*version), o.metadata != "full");
+    pipe::PipeConfig config;
+    if (!o.config_file.empty()) {
+      if (Status loaded = pipe::LoadConfigFile(o.config_file, config); !loaded.ok()) {
+        fmt::print(stderr, "chsync explain-ddl: --config: {}\n", loaded.error().message());
+        return kExitUsage;
+      }
+    }
+    destination.emplace(clickhouse::FromVersion(*version), o.metadata != "full", std::move(config));
+  } else if (!o.config_file.empty()) {
+    fmt::print(stderr, "chsync explain-ddl: --config needs --clickhouse-version (the plans it shapes)\n");
+    return kExitUsage;
   }
   schema::LexOptions lex = schema::LexOptionsFromSqlMode(o.sql_mode);
   schema::Tracker::Options tracker_options;
@@ -240,6 +261,9 @@ void AddExplainDdlCommand(CLI::App& app, RunFunction& run) {
   sub->add_option("--database", options->database,
                   "default database for unqualified table names (USE also sets it)");
   sub->add_flag("--mariadb", options->mariadb, "the statements come from MariaDB (JSON is LONGTEXT)");
+  sub->add_option("--config", options->config_file,
+                  "a chsync configuration file: plan with its schema_changes: policies and table_options: "
+                  "(printed as 'mapping:' for each table created), as `chsync run --config` would");
   sub->callback([options, &run] { run = [options] { return RunExplainDdl(*options); }; });
 }
 

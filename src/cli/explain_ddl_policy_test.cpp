@@ -106,4 +106,32 @@ TEST(ExplainDdlPolicyTest, RejectsAVersionThatDoesNotParse) {
   EXPECT_TRUE(Has(r.err, "--clickhouse-version latest")) << r.err;
 }
 
+TEST(ExplainDdlPolicyTest, ConfigShowsTheEffectiveMappingAndShapesThePlans) {
+  const std::string config =
+      testing::TempDir() + "chsync_explain_ddl_config_" + std::to_string(getpid()) + ".yaml";
+  std::ofstream(config) << "schema_changes:\n  drop_column: fail\n"
+                           "table_options:\n  shop.t:\n    exclude_columns: [email]\n"
+                           "    rename_columns: {n: amount}\n    order_by: \"(id)\"\n";
+  CliRun r = ExplainDdl("--clickhouse-version 26.7 --config " + config,
+                        "CREATE TABLE shop.t (id INT PRIMARY KEY, n INT NOT NULL, email VARCHAR(40));\n"
+                        "ALTER TABLE shop.t MODIFY email TEXT;\n"
+                        "ALTER TABLE shop.t DROP COLUMN n;\n");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Has(r.out, "mapping: shop.t → shop.t; excluded: email; renamed: n→amount")) << r.out;
+  EXPECT_TRUE(Has(r.out, "from table_options: shop.t")) << r.out;
+  EXPECT_TRUE(Has(r.out, "`amount` Int32")) << r.out;
+  EXPECT_FALSE(Has(r.out, "`email`")) << r.out;
+  // The file's policy: drop_column=fail stops.
+  EXPECT_TRUE(Has(r.out, "stop: table shop.t: `ALTER TABLE shop.t DROP COLUMN n`")) << r.out;
+  EXPECT_TRUE(Has(r.out, "drop_column=fail")) << r.out;
+
+  std::ofstream(config) << "table_options:\n  shop.t:\n    order_by: [\n";
+  r = ExplainDdl("--clickhouse-version 26.7 --config " + config, "SELECT 1;\n");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(Has(r.err, "--config")) << r.err;
+  r = ExplainDdl("--config " + config, "SELECT 1;\n");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(Has(r.err, "--config needs --clickhouse-version")) << r.err;
+}
+
 }  // namespace

@@ -6,13 +6,16 @@
 #include <exception>
 
 #include "cli/command.h"
+#include "cli/version.h"
 
 namespace {
 
 int Main(int argc, char** argv) {
   CLI::App app{"chsync: replicate MySQL and MariaDB into ClickHouse"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "chsync " CHSYNC_VERSION);
+  app.set_version_flag(
+      "--version", [] { return chsync::cli::VersionText(); },
+      "Print the version, the git commit and the client libraries' versions");
   chsync::cli::RunFunction run;
   chsync::cli::AddRegisteredCommands(app, run);
   try {

@@ -47,6 +47,7 @@ ordered_json DestinationsToJson(const std::vector<DestinationState>& destination
                              {"defaults", defaults},
                              {"clickhouse_names", names},
                              {"aliases", d.aliases}});
+    if (!d.excluded.empty()) j.back()["excluded"] = d.excluded;
   }
   return j;
 }
@@ -200,6 +201,7 @@ Result<Checkpoint> FromJson(std::string_view text) {
           }
         }
         if (d.contains("aliases")) state.aliases = d.at("aliases").get<std::vector<std::string>>();
+        if (d.contains("excluded")) state.excluded = d.at("excluded").get<std::vector<std::string>>();
         c.destinations.push_back(std::move(state));
       }
     }

@@ -58,6 +58,8 @@ struct DestinationState {
   std::vector<std::pair<std::string, std::string>> clickhouse_names;
   /// ALIAS columns chsync added to ClickHouse under a renamed column's new name.
   std::vector<std::string> aliases;
+  /// Source columns never replicated (exclude_columns), by their tracked names.
+  std::vector<std::string> excluded;
 
   bool operator==(const DestinationState&) const = default;
 };

@@ -5,8 +5,10 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -401,6 +403,8 @@ const std::map<std::string, Setter>& Setters() {
          return Status::Ok();
        }},
       {"dest", UrlList(&PipeConfig::dest)},
+      {"source_password_file", String(&PipeConfig::source_password_file)},
+      {"dest_password_file", String(&PipeConfig::dest_password_file)},
       {"dest_cluster", String(&PipeConfig::dest_cluster)},
       {"dest_replication_path", String(&PipeConfig::dest_replication_path)},
       {"dest_replica_name", String(&PipeConfig::dest_replica_name)},
@@ -426,6 +430,35 @@ const std::map<std::string, Setter>& Setters() {
   return setters;
 }
 
+/// Reads the password file `file` names (relative to the configuration file's folder) into the
+/// environment variable `env`, from which connections take the password of URLs without one.
+Status ExportPasswordFile(const std::string& config_path, const std::string& key, const std::string& file,
+                          const char* env) {
+  if (file.empty()) return Status::Ok();
+  std::filesystem::path at(file);
+  if (at.is_relative()) at = std::filesystem::path(config_path).parent_path() / at;
+  std::ifstream in(at);
+  if (!in) {
+    return ConfigError(config_path, key,
+                       "names " + at.string() +
+                           ", which cannot be read: check that it exists and that this "
+                           "user may read it");
+  }
+  std::string password((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (password.ends_with('\n')) password.pop_back();
+  if (password.ends_with('\r')) password.pop_back();
+  if (password.empty()) return ConfigError(config_path, key, "names " + at.string() + ", which is empty");
+  if (password.find_first_of("\r\n") != std::string::npos) {
+    return ConfigError(
+        config_path, key,
+        "names " + at.string() + ", which has more than one line: it must hold the password alone");
+  }
+  if (setenv(env, password.c_str(), 1) != 0) {
+    return Error(ErrorKind::kConfig, std::string("cannot set ") + env + " from " + at.string());
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status LoadConfigText(std::string_view yaml, const std::string& origin, PipeConfig& config) {
@@ -449,7 +482,10 @@ Status LoadConfigFile(const std::string& path, PipeConfig& config) {
   if (!in) return Error(ErrorKind::kConfig, "cannot read configuration file " + path);
   std::ostringstream text;
   text << in.rdbuf();
-  return LoadConfigText(text.str(), path, config);
+  CHSYNC_RETURN_IF_ERROR(LoadConfigText(text.str(), path, config));
+  CHSYNC_RETURN_IF_ERROR(ExportPasswordFile(path, "source_password_file", config.source_password_file,
+                                            "CHSYNC_SOURCE_PASSWORD"));
+  return ExportPasswordFile(path, "dest_password_file", config.dest_password_file, "CHSYNC_DEST_PASSWORD");
 }
 
 Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text) {

@@ -27,6 +27,12 @@ struct PipeConfig {
   /// http(s)://USER[:PASSWORD]@HOST[:PORT] or file:PATH; several server URLs separated by commas
   /// (in the file also a list): the nodes of one cluster, tried in turn when one fails.
   std::string dest;
+  /// Files holding the source's and the destination's password alone (file keys
+  /// source_password_file and dest_password_file, no flags; relative to the configuration file's
+  /// folder). LoadConfigFile reads them into CHSYNC_SOURCE_PASSWORD and CHSYNC_DEST_PASSWORD, which
+  /// every URL without a password of its own takes its password from.
+  std::string source_password_file;
+  std::string dest_password_file;
   std::string tables;         ///< --tables patterns; empty: every non-system table
   std::string state;          ///< the state directory
   std::string dest_database;  ///< empty: named like each source database
@@ -82,9 +88,13 @@ struct PipeConfig {
 
 /// Reads a YAML configuration file into `config` (keys present in the file override the defaults).
 /// Unknown keys, wrong types and out-of-range values are kConfig errors naming the file, line and key.
+/// Then reads the password files it names (source_password_file, dest_password_file) and sets
+/// CHSYNC_SOURCE_PASSWORD / CHSYNC_DEST_PASSWORD to their contents (a final newline dropped),
+/// replacing a value from the environment; a missing, empty or multi-line file is a kConfig error
+/// naming the key and the file. REQUIRES: no other thread runs (it calls setenv).
 Status LoadConfigFile(const std::string& path, PipeConfig& config);
 
-/// Same as LoadConfigFile on YAML text; `origin` names it in errors.
+/// Same as LoadConfigFile on YAML text, without reading password files; `origin` names it in errors.
 Status LoadConfigText(std::string_view yaml, const std::string& origin, PipeConfig& config);
 
 /// Checks a merged configuration: required settings present, values in range. kConfig errors

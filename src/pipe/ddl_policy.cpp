@@ -45,11 +45,10 @@ Error Stop(const PolicyContext& context, const std::string& table, std::string_v
 }
 
 /// The ClickHouse table options of the context's mapping, without what the pipe does not apply yet
-/// (the destination table name and column renames: CheckApplied refuses them).
+/// (the destination table name: CheckApplied refuses it).
 clickhouse::CreateOptions AppliedOptions(const PolicyContext& context) {
   clickhouse::CreateOptions options = context.mapping.CreateOptions();
   options.table.clear();
-  options.column_names.clear();
   return options;
 }
 
@@ -264,7 +263,7 @@ class Planner {
     TablePlan plan;
     plan.rebuild = true;
     plan.rebuild_reason = what;
-    plan.after = NewDestination(*after_source_, context_.caps);
+    plan.after = NewDestination(*after_source_, context_.caps, context_.mapping, before_.excluded);
     plan.log_lines = std::move(plan_.log_lines);
     plan.log_lines.push_back(fmt::format(
         "the statement {}: the rows in ClickHouse cannot be brought to the new schema by ALTERs, so {} is "
@@ -397,7 +396,7 @@ class Planner {
                   "creates a table chsync cannot replicate: " + statements.error().message());
     for (std::string& sql : *statements) Add(std::move(sql));
     plan_.created = true;
-    plan_.after = NewDestination(*schema, context_.caps);
+    plan_.after = NewDestination(*schema, context_.caps, context_.mapping);
     clickhouse::SortingKey key = clickhouse::ChooseSortingKey(*schema);
     plan_.log_lines.push_back(fmt::format(
         "CREATE TABLE {}: created in ClickHouse as {}, ORDER BY {}{}", table_, Destination(schema->name),
@@ -420,10 +419,12 @@ class Planner {
                         Backquote(column.name)));
       }
     }
-    if (Contains(in_clickhouse_, column.name)) {
+    // A column table_options rename is added under its ClickHouse name.
+    const std::string name = context_.mapping.DestColumn(column.name);
+    if (Contains(in_clickhouse_, name)) {
       // A kept (dropped) column, an ALIAS or a renamed column's old name holds it in ClickHouse.
       return Rebuild(fmt::format(
-          "adds column {}, a name the ClickHouse table still uses for {}", Backquote(column.name),
+          "adds column {}, a name the ClickHouse table still uses for {}", Backquote(name),
           Contains(plan_.after.kept_columns, column.name) ? "a dropped column it keeps" : "another column"));
     }
     auto mapped = clickhouse::MapColumn(column, context_.caps);
@@ -447,7 +448,7 @@ class Planner {
     }
     std::string sql = AlterTable() + " ADD COLUMN ";
     if (context_.caps.add_column_if_not_exists) sql += "IF NOT EXISTS ";
-    sql += clickhouse::QuoteIdentifier(column.name) + " " + *type;
+    sql += clickhouse::QuoteIdentifier(name) + " " + *type;
     if (def.expression) sql += " DEFAULT " + *def.expression;
     sql += *codec;
     // Position does not matter (inserts name their columns); AFTER only names a column that
@@ -460,9 +461,10 @@ class Planner {
     } else if (context_.caps.add_column_first) {
       sql += " FIRST";
     }
-    Add(std::move(sql), context_.caps.add_column_if_not_exists ? "" : column.name);
-    in_clickhouse_.push_back(column.name);
-    plan_.after.clickhouse_defaults[column.name] = def.expression.value_or("");
+    Add(std::move(sql), context_.caps.add_column_if_not_exists ? "" : name);
+    in_clickhouse_.push_back(name);
+    plan_.after.clickhouse_defaults[name] = def.expression.value_or("");
+    if (name != column.name) plan_.after.clickhouse_names[column.name] = name;
 
     // The tracker stores a nullable column without DEFAULT as DEFAULT NULL; the translation, made
     // from the statement's own definition, tells whether the statement had a DEFAULT clause.
@@ -520,6 +522,14 @@ class Planner {
           fmt::format("renames column {} to {}, a name the ClickHouse table still uses for another "
                       "column",
                       Backquote(from), Backquote(to)));
+    }
+    if (!schema::EqualsIgnoreCase(context_.mapping.DestColumn(from), from)) {
+      // table_options name the ClickHouse column: it keeps that name.
+      plan_.after.clickhouse_names[to] = stored;
+      plan_.log_lines.push_back(
+          fmt::format("{}: rows keep going to the ClickHouse column {}, which rename_columns names", head,
+                      Backquote(stored)));
+      return Status::Ok();
     }
     if (context_.policy.rename_column == SchemaPolicy::RenameColumn::kIgnore) {
       plan_.after.clickhouse_names[to] = stored;
@@ -677,8 +687,69 @@ Result<TablePlan> PlanTableChanges(const std::vector<schema::SchemaChange>& chan
   } else if (!changes.empty()) {
     table = changes.front().table.database + "." + changes.front().table.name;
   }
-  Planner planner(before, after_source, context, std::move(table));
-  return planner.Run(changes);
+  // Excluded columns: their changes are left out, and the plan sees the tracked schema without them.
+  std::vector<std::string> excluded = before.excluded;
+  std::vector<schema::SchemaChange> kept;
+  auto excluded_here = [&](std::string_view name) {
+    return Contains(excluded, name) || context.mapping.Excluded(name);
+  };
+  auto project = [&](const schema::TableSchema& schema) -> Result<schema::TableSchema> {
+    for (const schema::Column& c : schema.columns) {
+      if (excluded_here(c.name) && !Contains(excluded, c.name)) excluded.push_back(c.name);
+    }
+    for (const std::string& c : schema.primary_key) {
+      if (excluded_here(c)) {
+        return Stop(context, table,
+                    fmt::format("makes excluded column {} part of the primary key, which ClickHouse needs "
+                                "(remove it from exclude_columns, or key the table without it)",
+                                Backquote(c)));
+      }
+    }
+    return WithoutColumns(schema, excluded);
+  };
+  for (const schema::SchemaChange& c : changes) {
+    schema::SchemaChange out = c;
+    switch (c.kind) {
+      case Kind::kColumnRenamed:
+        if (excluded_here(c.old_column_name)) {
+          if (!Contains(excluded, c.column.name)) excluded.push_back(c.column.name);  // stays excluded
+          continue;
+        }
+        if (excluded_here(c.column.name)) {
+          // Renamed onto an excluded name: from now on it is excluded, like a column dropped.
+          out.kind = Kind::kColumnDropped;
+          out.column.name = c.old_column_name;
+          if (!Contains(excluded, c.column.name)) excluded.push_back(c.column.name);
+        }
+        break;
+      case Kind::kColumnAdded:
+      case Kind::kColumnDropped:
+      case Kind::kColumnModified:
+      case Kind::kColumnMoved:
+      case Kind::kDefaultChanged:
+        if (excluded_here(c.column.name)) {
+          if (c.kind == Kind::kColumnAdded && !Contains(excluded, c.column.name))
+            excluded.push_back(c.column.name);
+          continue;
+        }
+        break;
+      default: break;
+    }
+    if (out.schema && c.kind != Kind::kTableCreated) {  // PlanCreateTable checks the whole table
+      CHSYNC_ASSIGN_OR_RETURN(schema::TableSchema projected, project(*out.schema));
+      out.schema = std::move(projected);
+    }
+    kept.push_back(std::move(out));
+  }
+  std::optional<schema::TableSchema> after;
+  if (after_source != nullptr) {
+    CHSYNC_ASSIGN_OR_RETURN(schema::TableSchema projected, project(*after_source));
+    after = std::move(projected);
+  }
+  Planner planner(before, after ? &*after : nullptr, context, std::move(table));
+  CHSYNC_ASSIGN_OR_RETURN(TablePlan plan, planner.Run(kept));
+  plan.after.excluded = std::move(excluded);
+  return plan;
 }
 
 Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& table,
@@ -689,8 +760,9 @@ Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& tabl
   }
   CHSYNC_RETURN_IF_ERROR(
       CheckForPipe(context.mapping, table, context.caps, context.target, context.default_dest_database));
-  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, context.caps, context.target,
-                                                                      AppliedOptions(context)));
+  CHSYNC_ASSIGN_OR_RETURN(std::string create,
+                          clickhouse::CreateTable(context.mapping.Project(table), context.caps,
+                                                  context.target, AppliedOptions(context)));
   statements.push_back(std::move(create));
   return statements;
 }
@@ -702,6 +774,10 @@ std::string DestinationTable::ClickHouseName(const std::string& name) const {
   return name;
 }
 
+bool DestinationTable::Excluded(std::string_view name, const EffectiveMapping& mapping) const {
+  return Contains(excluded, name) || mapping.Excluded(name);
+}
+
 DestinationTable NewDestination(const schema::TableSchema& table, const clickhouse::Capabilities& caps) {
   DestinationTable out;
   out.source = table;
@@ -710,6 +786,42 @@ DestinationTable NewDestination(const schema::TableSchema& table, const clickhou
     out.clickhouse_defaults[column.name] =
         mapped.ok() ? clickhouse::DefaultExpression(column, *mapped).value_or("") : std::string();
   }
+  return out;
+}
+
+DestinationTable NewDestination(const schema::TableSchema& table, const clickhouse::Capabilities& caps,
+                                const EffectiveMapping& mapping,
+                                const std::vector<std::string>& also_excluded) {
+  std::vector<std::string> excluded = also_excluded;
+  for (const schema::Column& column : table.columns) {
+    if (mapping.Excluded(column.name) && !Contains(excluded, column.name)) excluded.push_back(column.name);
+  }
+  DestinationTable out = NewDestination(WithoutColumns(table, excluded), caps);
+  out.excluded = std::move(excluded);
+  for (const schema::Column& column : out.source.columns) {
+    std::string name = mapping.DestColumn(column.name);
+    if (name == column.name) continue;
+    // clickhouse_defaults are by ClickHouse name.
+    auto node = out.clickhouse_defaults.extract(column.name);
+    if (!node.empty()) {
+      node.key() = name;
+      out.clickhouse_defaults.insert(std::move(node));
+    }
+    out.clickhouse_names[column.name] = std::move(name);
+  }
+  return out;
+}
+
+schema::TableSchema WithoutColumns(const schema::TableSchema& table,
+                                   const std::vector<std::string>& excluded) {
+  if (excluded.empty()) return table;
+  schema::TableSchema out = table;
+  std::erase_if(out.columns, [&](const schema::Column& c) { return Contains(excluded, c.name); });
+  std::erase_if(out.unique_keys, [&](const schema::Key& key) {
+    return std::any_of(key.columns.begin(), key.columns.end(),
+                       [&](const std::string& c) { return Contains(excluded, c); });
+  });
+  out.RenumberColumns();
   return out;
 }
 

@@ -33,9 +33,14 @@ struct DestinationTable {
   std::map<std::string, std::string> clickhouse_names;
   /// ALIAS columns chsync added under a renamed column's new name (ClickHouse names).
   std::vector<std::string> aliases;
+  /// Source columns left out of `source` and of ClickHouse (table_options' exclude_columns, docs/mapping.md),
+  /// by their tracked names: a column renamed at the source stays excluded under its new name.
+  std::vector<std::string> excluded;
 
   /// The ClickHouse name of source column `name`.
   std::string ClickHouseName(const std::string& name) const;
+  /// Source column `name` is excluded (by this table's list or by `mapping`).
+  bool Excluded(std::string_view name, const EffectiveMapping& mapping) const;
 
   bool operator==(const DestinationTable&) const = default;
 };
@@ -55,7 +60,9 @@ struct PolicyContext {
   /// CREATE TABLE gets ORDER BY, PARTITION BY, TTL, SETTINGS and the column options (after
   /// CheckForPipe), ADD COLUMN of a configured column its LowCardinality and CODEC, and MODIFY
   /// COLUMN restates them. Columns named by ORDER BY or PARTITION BY count as key columns.
-  /// Destination names, excluded and renamed columns are not applied (CheckApplied refuses them).
+  /// Excluded columns are left out of every plan (a column added under an excluded name stays out;
+  /// one renamed stays excluded), renamed columns are created, added and altered under their
+  /// ClickHouse names. Destination names are not applied (CheckApplied refuses them).
   EffectiveMapping mapping;
   /// The pipe's default destination database (PipeConfig::dest_database), for CheckApplied.
   std::string default_dest_database;
@@ -119,13 +126,25 @@ Result<TablePlan> PlanTableChanges(const std::vector<schema::SchemaChange>& chan
                                    const DestinationTable& before, const schema::TableSchema* after_source,
                                    const PolicyContext& context);
 
-/// The CREATE DATABASE and CREATE TABLE statements for a table that is new to the destination.
+/// The CREATE DATABASE and CREATE TABLE statements for a table that is new to the destination:
+/// `table` (the whole tracked schema) checked against the context's mapping, and created without
+/// the columns it excludes.
 Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& table,
                                                  const PolicyContext& context);
 
 /// The destination of a table created with clickhouse::CreateTable(table, caps, …) (e.g. by the
 /// snapshot): the source schema, no kept columns, and the defaults CreateTable gave the columns.
 DestinationTable NewDestination(const schema::TableSchema& table, const clickhouse::Capabilities& caps);
+/// The same under the table's `table_options:`: `table` (the tracked schema) without the columns
+/// `mapping` or `also_excluded` exclude, which `excluded` records, and the renamed columns under
+/// their ClickHouse names. CreateDestination creates such a table.
+DestinationTable NewDestination(const schema::TableSchema& table, const clickhouse::Capabilities& caps,
+                                const EffectiveMapping& mapping,
+                                const std::vector<std::string>& also_excluded = {});
+/// `table` without the columns named by `excluded` (case-insensitive), and without the unique keys
+/// over them.
+schema::TableSchema WithoutColumns(const schema::TableSchema& table,
+                                   const std::vector<std::string>& excluded);
 
 /// The destination layout TableWriter should use for `table`: the source columns (under their
 /// ClickHouse names) followed by the kept columns (as Nullable String placeholders: the writer only ever

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -767,16 +768,134 @@ TEST(DdlPolicyTest, TableOptionsTheServerLacksOrThatAreNotAppliedStopTheCreate) 
   TableOptions options;
   options.pattern = "shop.t";
   options.origin = "chsync.yaml:7";
-  options.exclude_columns = {"s"};
+  options.dest_table = "t_v2";
   MappingSet set;
   ASSERT_TRUE(set.Add(options).ok());
   t.SetMapping(set);
   plan = t.Run("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10))");
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.error().kind(), ErrorKind::kUnsupported);  // a stop, as for any CREATE it cannot follow
-  EXPECT_NE(plan.error().message().find("exclude_columns: s (chsync.yaml:7)"), std::string::npos)
+  EXPECT_NE(plan.error().message().find("dest_database/dest_table"), std::string::npos)
       << plan.error().message();
   EXPECT_NE(plan.error().message().find("not available yet"), std::string::npos) << plan.error().message();
+}
+
+/// shop.t with `email` and `ssn` excluded, and `cust` stored as `customer`.
+MappingSet ExcludingAndRenaming() {
+  TableOptions options;
+  options.pattern = "shop.t";
+  options.origin = "chsync.yaml:3";
+  options.exclude_columns = {"email"};
+  options.rename_columns = {{"cust", "customer"}};
+  TableOptions pattern;
+  pattern.pattern = "shop.*";
+  pattern.origin = "chsync.yaml:7";
+  pattern.exclude_columns = {"ssn", "phone"};
+  MappingSet set;
+  EXPECT_TRUE(set.Add(options).ok());
+  EXPECT_TRUE(set.Add(pattern).ok());
+  return set;
+}
+
+TEST(DdlPolicyTest, ExcludedColumnsStayOutOfEveryPlan) {
+  Source s(kNew);
+  s.SetMapping(ExcludingAndRenaming());
+  TablePlan plan =
+      s.Ok("CREATE TABLE t (id INT PRIMARY KEY, cust INT NOT NULL, email VARCHAR(40), ssn CHAR(11))");
+  ASSERT_EQ(plan.statements.size(), 2U);
+  const std::string& create = plan.statements[1];
+  EXPECT_EQ(create.find("email"), std::string::npos) << create;
+  EXPECT_EQ(create.find("ssn"), std::string::npos) << create;
+  EXPECT_NE(create.find("`customer` Int32"), std::string::npos) << create;
+  EXPECT_EQ(create.find("`cust`"), std::string::npos) << create;
+  EXPECT_EQ(plan.after.source.columns.size(), 2U);
+  EXPECT_EQ(plan.after.excluded, (std::vector<std::string>{"email", "ssn"}));
+  EXPECT_EQ(plan.after.ClickHouseName("cust"), "customer");
+
+  // An excluded name added, changed, moved or dropped: nothing in ClickHouse.
+  for (const char* sql :
+       {"ALTER TABLE t ADD COLUMN phone VARCHAR(20)", "ALTER TABLE t MODIFY email VARCHAR(200) NOT NULL",
+        "ALTER TABLE t MODIFY ssn CHAR(11) FIRST", "ALTER TABLE t ALTER email SET DEFAULT 'x'",
+        "ALTER TABLE t DROP COLUMN phone"}) {
+    plan = s.Ok(sql);
+    EXPECT_TRUE(plan.statements.empty()) << sql << ": " << Joined(plan.statements);
+    EXPECT_FALSE(plan.rebuild) << sql;
+  }
+  EXPECT_EQ(s.dest().source.FindColumn("phone"), -1);
+
+  // Renamed at the source, an excluded column stays excluded under its new name.
+  plan = s.Ok("ALTER TABLE t RENAME COLUMN ssn TO ssn_old");
+  EXPECT_TRUE(plan.statements.empty()) << Joined(plan.statements);
+  EXPECT_NE(std::find(plan.after.excluded.begin(), plan.after.excluded.end(), "ssn_old"),
+            plan.after.excluded.end());
+  plan = s.Ok("ALTER TABLE t MODIFY ssn_old VARCHAR(40)");
+  EXPECT_TRUE(plan.statements.empty()) << Joined(plan.statements);
+
+  // A column renamed onto an excluded name leaves the replication like a dropped column: its
+  // ClickHouse column stays, and later rows hold NULL there.
+  s.Ok("ALTER TABLE t ADD COLUMN tmp VARCHAR(40)");
+  plan = s.Ok("ALTER TABLE t RENAME COLUMN tmp TO phone");
+  EXPECT_EQ(s.dest().source.FindColumn("phone"), -1);
+  EXPECT_EQ(s.dest().source.FindColumn("tmp"), -1);
+  EXPECT_NE(std::find(plan.after.kept_columns.begin(), plan.after.kept_columns.end(), "tmp"),
+            plan.after.kept_columns.end());
+
+  // The other columns follow as always, renamed ones under their ClickHouse names.
+  plan = s.Ok("ALTER TABLE t MODIFY cust BIGINT NOT NULL");
+  ASSERT_EQ(plan.statements.size(), 1U);
+  EXPECT_NE(plan.statements[0].find("MODIFY COLUMN `customer` Int64"), std::string::npos)
+      << plan.statements[0];
+  plan = s.Ok("ALTER TABLE t RENAME COLUMN cust TO cust_id");
+  EXPECT_TRUE(plan.statements.empty()) << Joined(plan.statements);
+  EXPECT_EQ(plan.after.ClickHouseName("cust_id"), "customer");
+  EXPECT_NE(Joined(plan.log_lines).find("rename_columns"), std::string::npos) << Joined(plan.log_lines);
+}
+
+TEST(DdlPolicyTest, AnExcludedColumnInANewPrimaryKeyParksTheTable) {
+  Source s(kNew);
+  s.SetMapping(ExcludingAndRenaming());
+  s.Ok(
+      "CREATE TABLE t (id INT NOT NULL, cust INT NOT NULL, email VARCHAR(40), UNIQUE KEY u (id), "
+      "UNIQUE KEY e (email))");
+  ASSERT_EQ(s.dest().source.unique_keys.size(), 1U) << "a unique key over an excluded column is left out";
+  EXPECT_EQ(s.dest().source.unique_keys[0].columns, (std::vector<std::string>{"id"}));
+  std::string message = s.Stops("ALTER TABLE t ADD PRIMARY KEY (id, email)");
+  EXPECT_NE(message.find("excluded column `email`"), std::string::npos) << message;
+}
+
+TEST(DdlPolicyTest, ARenamedColumnAddedLaterTakesItsClickHouseName) {
+  Source s(kNew);
+  TableOptions options;
+  options.pattern = "shop.*";  // a pattern entry: the column may come later
+  options.origin = "chsync.yaml:3";
+  options.rename_columns = {{"cust", "customer"}};
+  MappingSet set;
+  ASSERT_TRUE(set.Add(options).ok());
+  s.SetMapping(set);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+  TablePlan plan = s.Ok("ALTER TABLE t ADD COLUMN cust INT NOT NULL DEFAULT 3");
+  ASSERT_EQ(plan.statements.size(), 1U);
+  EXPECT_EQ(plan.statements[0],
+            "ALTER TABLE `shop`.`t` ADD COLUMN IF NOT EXISTS `customer` Int32 DEFAULT 3 AFTER `id`");
+  EXPECT_EQ(plan.after.ClickHouseName("cust"), "customer");
+  EXPECT_EQ(WriterSchema(plan.after).columns[1].name, "customer");
+}
+
+TEST(DdlPolicyTest, NewDestinationUnderAMapping) {
+  schema::Tracker tracker({.full_metadata = true});
+  ASSERT_TRUE(
+      tracker.ApplySql("CREATE TABLE t (id INT PRIMARY KEY, cust INT, email TEXT, ssn TEXT, n INT)", "shop")
+          .ok());
+  const MappingSet set = ExcludingAndRenaming();
+  DestinationTable d = NewDestination(*tracker.Find("shop", "t"), kNew, set.For("shop", "t"), {"n"});
+  std::vector<std::string> names;
+  for (const schema::Column& c : d.source.columns) names.push_back(c.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"id", "cust"}));
+  EXPECT_EQ(d.source.columns[1].ordinal_position, 2U);
+  EXPECT_EQ(d.excluded, (std::vector<std::string>{"n", "email", "ssn"}));
+  EXPECT_EQ(d.ClickHouseName("cust"), "customer");
+  EXPECT_TRUE(d.clickhouse_defaults.contains("customer"));
+  EXPECT_FALSE(d.clickhouse_defaults.contains("cust"));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "clickhouse/shard_router.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
+#include "pipe/adopt.h"
 #include "pipe/pipeline_internal.h"
 
 namespace chsync::pipe {
@@ -574,23 +575,91 @@ Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
   return Status::Ok();
 }
 
-Status Pipe::CreateDestination(const schema::TableSchema& table, bool replace) {
-  clickhouse::DdlTarget target = TargetFor(table.database);
-  // The table's `table_options:`, checked before anything is dropped; an online rebuild's temp
-  // table (rebuild.cpp names it TABLE__chsync_rebuild) takes its table's.
-  constexpr std::string_view kRebuildSuffix = "__chsync_rebuild";
-  std::string_view source_name = table.name;
-  if (source_name.ends_with(kRebuildSuffix)) source_name.remove_suffix(kRebuildSuffix.size());
+DestinationTable Pipe::FreshDestination(const schema::TableSchema& tracked,
+                                        const std::vector<std::string>& also_excluded) const {
   const PipeConfig& config = request_.config;
-  const EffectiveMapping mapping = config.mappings.For(table.database, source_name, config.dest_database);
-  CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, table, caps_, target, config.dest_database));
+  return NewDestination(tracked, caps_,
+                        config.mappings.For(tracked.database, tracked.name, config.dest_database),
+                        also_excluded);
+}
+
+Result<bool> Pipe::CheckAdopted(const schema::TableSchema& tracked, const EffectiveMapping& mapping,
+                                const std::vector<std::string>& also_excluded, bool must_be_empty) {
+  const clickhouse::DdlTarget target = TargetFor(tracked.database);
+  const std::string dest = target.database + "." + tracked.name;
+  if (!target.cluster.empty()) {
+    return Error(ErrorKind::kConfig, "table_options for " + tracked.QualifiedName() +
+                                         ": adopt is not available with dest_cluster yet (remove adopt: "
+                                         "chsync creates the cluster's tables)");
+  }
+  CHSYNC_ASSIGN_OR_RETURN(std::string table_answer,
+                          dest_->Query(ExistingTableQuery(target.database, tracked.name)));
+  CHSYNC_ASSIGN_OR_RETURN(std::string columns_answer,
+                          dest_->Query(ExistingColumnsQuery(target.database, tracked.name, caps_)));
+  auto existing = ParseExistingTable(table_answer, columns_answer, caps_);
+  if (!existing.ok() && existing.error().kind() == ErrorKind::kNotFound) {
+    log::Info("{}: table_options adopt it, but ClickHouse has no table {}: chsync creates it",
+              tracked.QualifiedName(), dest);
+    return false;
+  }
+  if (!existing.ok()) return std::move(existing).error();
+  clickhouse::CreateOptions options = mapping.CreateOptions();
+  options.table.clear();
+  CHSYNC_ASSIGN_OR_RETURN(
+      clickhouse::TableLayout wanted,
+      clickhouse::DestinationLayout(NewDestination(tracked, caps_, mapping, also_excluded).source, caps_,
+                                    target, options));
+  const AdoptionReport report = CompareForAdoption(wanted, *existing);
+  CHSYNC_RETURN_IF_ERROR(CheckAdoption(report, tracked.QualifiedName(), dest));
+  for (const std::string& note : report.notes)
+    log::Info("adopting {} for {}: {}", dest, tracked.QualifiedName(), note);
+  if (must_be_empty) {
+    CHSYNC_ASSIGN_OR_RETURN(std::string rows, RowCount(target, tracked.name));
+    while (!rows.empty() && (rows.back() == '\n' || rows.back() == '\r')) rows.pop_back();
+    if (rows != "0") {
+      return Error(
+          ErrorKind::kConfig,
+          fmt::format("cannot adopt the ClickHouse table {} for {}: it holds {} rows, and chsync copies "
+                      "the source into an empty table (rows it did not write might not exist at the "
+                      "source); empty it (TRUNCATE TABLE {}) or drop it",
+                      dest, tracked.QualifiedName(), rows, dest));
+    }
+  }
+  return true;
+}
+
+Status Pipe::CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name,
+                               const DestinationTable* carried) {
+  clickhouse::DdlTarget target = TargetFor(tracked.database);
+  // The table's `table_options:`, checked before anything is dropped.
+  const PipeConfig& config = request_.config;
+  EffectiveMapping mapping = config.mappings.For(tracked.database, tracked.name, config.dest_database);
+  if (carried != nullptr) mapping.AcceptRenamedAway(carried->excluded, carried->clickhouse_names);
+  CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, tracked, caps_, target, config.dest_database));
+  schema::TableSchema table =
+      NewDestination(tracked, caps_, mapping,
+                     carried != nullptr ? carried->excluded : std::vector<std::string>{})
+          .source;
+  if (!name.empty()) table.name = name;
   if (!mapping.IsDefault()) {
     for (const std::string& line : mapping.Describe())
       log::Info("creating {}: {}", table.QualifiedName(), line);
   }
+  if (mapping.adopt && name.empty()) {
+    // The user's table is used as it is (emptied when the table is copied again), never replaced;
+    // an online rebuild's new table (`name`) is created as chsync lays it out.
+    CHSYNC_ASSIGN_OR_RETURN(
+        bool adopted,
+        CheckAdopted(tracked, mapping, carried != nullptr ? carried->excluded : std::vector<std::string>{},
+                     /*must_be_empty=*/false));
+    if (adopted) {
+      log::Info("{}: using the ClickHouse table {}.{} (adopt)", tracked.QualifiedName(), target.database,
+                table.name);
+      return replace ? TruncateDestination(target, table.name) : Status::Ok();
+    }
+  }
   clickhouse::CreateOptions options = mapping.CreateOptions();
-  options.table.clear();  // dest_table and rename_columns are not applied (CheckForPipe refuses them)
-  options.column_names.clear();
+  options.table.clear();  // dest_table is not applied (CheckForPipe refuses it)
   CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
   if (target.sharded)
     CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target.StorageDatabase(), target)));

@@ -656,6 +656,21 @@ bool EffectiveMapping::Excluded(std::string_view column) const {
   return ContainsName(excluded, column);
 }
 
+void EffectiveMapping::AcceptRenamedAway(const std::vector<std::string>& already_excluded,
+                                         const std::map<std::string, std::string>& clickhouse_names) {
+  for (NamedColumn& n : excluded) {
+    if (std::any_of(already_excluded.begin(), already_excluded.end(),
+                    [&](const std::string& e) { return schema::EqualsIgnoreCase(e, n.name); })) {
+      n.exact = false;
+    }
+  }
+  for (auto& [from, to] : renamed) {
+    for (const auto& [source, stored] : clickhouse_names) {
+      if (stored == to) from.exact = false;
+    }
+  }
+}
+
 std::string EffectiveMapping::DestColumn(std::string_view column) const {
   for (const auto& [from, to] : renamed) {
     if (schema::EqualsIgnoreCase(from.name, column)) return to;
@@ -1012,20 +1027,14 @@ Status CheckApplied(const EffectiveMapping& m, std::string_view default_dest_dat
     problems.push_back(
         fmt::format("dest_database/dest_table (destination {}.{})", m.dest_database, m.dest_table));
   }
-  for (const NamedColumn& n : m.excluded) {
-    problems.push_back(fmt::format("exclude_columns: {}{}", n.name, Where(n.origin)));
-  }
-  for (const auto& [from, to] : m.renamed) {
-    problems.push_back(fmt::format("rename_columns: {} to {}{}", from.name, to, Where(from.origin)));
-  }
-  if (m.adopt) problems.emplace_back("adopt");
   if (problems.empty()) return Status::Ok();
-  return Error(ErrorKind::kConfig,
-               fmt::format("table_options for {}.{} (from {}): {} {} not available yet in this version of "
-                           "chsync, which applies only order_by, partition_by, ttl, settings and columns "
-                           "(codec, low_cardinality); remove {} from table_options",
-                           m.source_database, m.source_table, Joined(m.origins, ", "), Joined(problems, ", "),
-                           problems.size() == 1 ? "is" : "are", problems.size() == 1 ? "it" : "them"));
+  return Error(
+      ErrorKind::kConfig,
+      fmt::format("table_options for {}.{} (from {}): {} {} not available yet in this version of "
+                  "chsync, which applies exclude_columns, rename_columns, order_by, partition_by, "
+                  "ttl, settings, columns (codec, low_cardinality) and adopt; remove {} from table_options",
+                  m.source_database, m.source_table, Joined(m.origins, ", "), Joined(problems, ", "),
+                  problems.size() == 1 ? "is" : "are", problems.size() == 1 ? "it" : "them"));
 }
 
 Status CheckForPipe(const EffectiveMapping& m, const schema::TableSchema& source,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -114,6 +115,13 @@ struct EffectiveMapping {
   /// then the new row), or the old row would stay under its old key or partition.
   std::vector<std::string> KeyColumns(const schema::TableSchema& source) const;
 
+  /// Columns this pipe already excludes (`excluded`) or stores under a renamed column's ClickHouse
+  /// name (`clickhouse_names`, source → ClickHouse) need not exist at the source any more: a column
+  /// renamed there keeps its exclusion or its ClickHouse name, and the entry naming its old name
+  /// stays right. Clears their NamedColumn::exact.
+  void AcceptRenamedAway(const std::vector<std::string>& excluded,
+                         const std::map<std::string, std::string>& clickhouse_names);
+
   /// One line: "shop.orders → analytics.orders_v2; excluded: email, phone; renamed:
   /// cust_id→customer_id; ORDER BY (customer_id, id); PARTITION BY toYYYYMM(created_at); TTL …;
   /// SETTINGS index_granularity = 4096; columns: status LowCardinality CODEC(ZSTD(3)); adopt".
@@ -174,11 +182,11 @@ Status Validate(const EffectiveMapping& mapping, const schema::TableSchema& sour
 Status Validate(const EffectiveMapping& mapping, const schema::TableSchema& source,
                 const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target);
 
-/// The options this version's pipe applies are the ClickHouse table options (order_by, partition_by,
-/// ttl, settings, columns' codec and low_cardinality). kConfig naming the table, the option and
-/// where it was configured when `mapping` uses one it does not apply yet (dest_database or
-/// dest_table naming another table than the pipe's default `default_dest_database`.TABLE,
-/// exclude_columns, rename_columns, adopt): the pipe refuses rather than ignore it.
+/// The options this version's pipe applies are excluded and renamed columns, adoption and the
+/// ClickHouse table options (order_by, partition_by, ttl, settings, columns' codec and
+/// low_cardinality). kConfig naming the table, the option and where it was configured when
+/// `mapping` uses one it does not apply yet (dest_database or dest_table naming another table than
+/// the pipe's default `default_dest_database`.TABLE): the pipe refuses rather than ignore it.
 Status CheckApplied(const EffectiveMapping& mapping, std::string_view default_dest_database = "");
 
 /// What the pipe checks before it creates or alters a table of `mapping`: CheckApplied, then

@@ -259,8 +259,12 @@ Status Pipe::Initialize() {
   // Every table's `table_options:` are checked before any destination table is replaced.
   for (const schema::TableSchema& t : schemas) {
     const PipeConfig& c = request_.config;
-    CHSYNC_RETURN_IF_ERROR(CheckForPipe(c.mappings.For(t.database, t.name, c.dest_database), t, caps_,
-                                        TargetFor(t.database), c.dest_database));
+    const EffectiveMapping mapping = c.mappings.For(t.database, t.name, c.dest_database);
+    CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, t, caps_, TargetFor(t.database), c.dest_database));
+    if (mapping.adopt) {
+      auto adoptable = CheckAdopted(t, mapping, {}, /*must_be_empty=*/true);
+      if (!adoptable.ok()) return std::move(adoptable).error();
+    }
   }
   Checkpoint checkpoint;
   checkpoint.source = source_identity_;
@@ -298,7 +302,12 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   CHSYNC_ASSIGN_OR_RETURN(SourcePosition from, StablePoint({database}, keep, schemas));
   if (schemas.empty())
     return Error(ErrorKind::kNotFound, "table " + qualified + " does not exist at the source");
-  CHSYNC_RETURN_IF_ERROR(CreateDestination(schemas[0], /*replace=*/true));
+  // Columns excluded under an earlier name stay excluded in the new copy.
+  DestinationTable carried;
+  for (const DestinationState& d : checkpoint_.destinations) {
+    if (d.table == qualified) carried.excluded = d.excluded;
+  }
+  CHSYNC_RETURN_IF_ERROR(CreateDestination(schemas[0], /*replace=*/true, "", &carried));
   tracker_.SetTable(schemas[0]);
   bool found = false;
   for (TableSnapshot& s : checkpoint_.snapshot) {
@@ -309,6 +318,9 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   }
   if (!found) checkpoint_.snapshot.push_back({database, name, TableSnapshot::State::kPending, "", 0, from});
   std::erase_if(checkpoint_.destinations, [&](const DestinationState& d) { return d.table == qualified; });
+  // The copy's exclusions: the carried ones and what table_options exclude now.
+  std::vector<std::string> excluded = FreshDestination(schemas[0], carried.excluded).excluded;
+  if (!excluded.empty()) checkpoint_.destinations.push_back({qualified, {}, {}, {}, {}, std::move(excluded)});
   for (const RebuildState& r : checkpoint_.rebuilds) {
     if (r.database == database && r.table == name)
       CHSYNC_RETURN_IF_ERROR(DropDestination(TargetFor(database), r.temp_table));
@@ -354,17 +366,46 @@ Status Pipe::BuildTables() {
     const schema::TableSchema* schema = tracker_.Find(s.database, s.table);
     if (schema == nullptr) continue;  // dropped at the source; its destination is kept
     const PipeConfig& c = request_.config;
-    CHSYNC_RETURN_IF_ERROR(CheckForPipe(c.mappings.For(s.database, s.table, c.dest_database), *schema, caps_,
-                                        TargetFor(s.database), c.dest_database));
     auto state = std::make_unique<TableState>();
-    state->dest = NewDestination(*schema, caps_);
     std::string key = TableKey(s.database, s.table);
+    const DestinationState* saved = nullptr;
     for (const DestinationState& d : checkpoint_.destinations) {
-      if (d.table != key) continue;
-      state->dest.kept_columns = d.kept_columns;
-      state->dest.clickhouse_defaults = {d.defaults.begin(), d.defaults.end()};
-      state->dest.clickhouse_names = {d.clickhouse_names.begin(), d.clickhouse_names.end()};
-      state->dest.aliases = d.aliases;
+      if (d.table == key) saved = &d;
+    }
+    EffectiveMapping checked = c.mappings.For(s.database, s.table, c.dest_database);
+    if (saved != nullptr) {
+      checked.AcceptRenamedAway(saved->excluded,
+                                {saved->clickhouse_names.begin(), saved->clickhouse_names.end()});
+    }
+    CHSYNC_RETURN_IF_ERROR(CheckForPipe(checked, *schema, caps_, TargetFor(s.database), c.dest_database));
+    state->dest = FreshDestination(*schema, saved != nullptr ? saved->excluded : std::vector<std::string>{});
+    if (saved != nullptr) {
+      // Its ClickHouse table holds what it was created with: an exclusion added to table_options
+      // since then would leave the column's data there, and one taken away would leave the column
+      // empty. Either needs a copy made afresh.
+      for (const std::string& column : state->dest.excluded) {
+        if (!std::any_of(saved->excluded.begin(), saved->excluded.end(),
+                         [&](const std::string& e) { return schema::EqualsIgnoreCase(e, column); })) {
+          return Error(
+              ErrorKind::kConfig,
+              fmt::format("table_options exclude column {} of {}, which this pipe has replicated so far: "
+                          "its values are in ClickHouse; run `chsync resync --state {} --table {}` to copy "
+                          "the table again without it",
+                          column, key, state_->path(), key));
+        }
+      }
+      for (const std::string& column : saved->excluded) {
+        if (!checked.Excluded(column) && schema->FindColumn(column) >= 0) {
+          log::Warn(
+              "{}: column {} is no longer in exclude_columns but stays excluded until `chsync resync "
+              "--table {}` copies the table with it",
+              key, column, key);
+        }
+      }
+      state->dest.kept_columns = saved->kept_columns;
+      state->dest.clickhouse_defaults = {saved->defaults.begin(), saved->defaults.end()};
+      state->dest.clickhouse_names = {saved->clickhouse_names.begin(), saved->clickhouse_names.end()};
+      state->dest.aliases = saved->aliases;
     }
     state->stream_from = s.stream_from;
     for (const HeldTable& h : checkpoint_.held) {
@@ -440,7 +481,8 @@ void Pipe::SyncDestinations() {
          table->dest.kept_columns,
          {table->dest.clickhouse_defaults.begin(), table->dest.clickhouse_defaults.end()},
          {table->dest.clickhouse_names.begin(), table->dest.clickhouse_names.end()},
-         table->dest.aliases});
+         table->dest.aliases,
+         table->dest.excluded});
     if (table->rebuild) {
       std::lock_guard<std::mutex> lock(table->rebuild->mutex);
       checkpoint_.rebuilds.push_back(table->rebuild->state);

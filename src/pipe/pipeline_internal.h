@@ -235,7 +235,22 @@ class Pipe {
   Status SettleReplicas(const clickhouse::DdlTarget& target, std::string_view name);
   /// `SELECT count()` of the whole table (every shard).
   Result<std::string> RowCount(const clickhouse::DdlTarget& target, std::string_view name);
-  Status CreateDestination(const schema::TableSchema& table, bool replace);
+  /// The destination of tracked table `tracked` under its table_options (NewDestination with the
+  /// mapping): what CreateDestination creates.
+  DestinationTable FreshDestination(const schema::TableSchema& tracked,
+                                    const std::vector<std::string>& also_excluded = {}) const;
+  /// `adopt: true` (docs/mapping.md): whether ClickHouse has the table of `tracked` (false: chsync
+  /// creates it); kConfig naming every difference when it is not what chsync would create under
+  /// `mapping`, or (`must_be_empty`, before the first copy) when it holds rows.
+  Result<bool> CheckAdopted(const schema::TableSchema& tracked, const EffectiveMapping& mapping,
+                            const std::vector<std::string>& also_excluded, bool must_be_empty);
+  /// Creates the ClickHouse table of tracked table `tracked` (`name`: under that name, an online
+  /// rebuild's temp table) as FreshDestination lays it out, after checking its table_options;
+  /// `replace` drops a table of that name first. `carried`: the table's destination so far, whose
+  /// exclusions carry over (EffectiveMapping::AcceptRenamedAway). An adopted table is checked and
+  /// kept (emptied with `replace`), not created.
+  Status CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name = "",
+                           const DestinationTable* carried = nullptr);
   /// Runs a plan's statements, skipping those a crash let run already.
   Status RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table);
   /// Renames ClickHouse table `from` to `to` when `from` exists and `to` does not (so that running

@@ -49,7 +49,7 @@ Result<bool> Pipe::SourceMovedOn(const TableState& table) {
     return t.database == tracked.database && t.name == tracked.name;
   };
   CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> now, LoadSourceSchemas({tracked.database}, keep));
-  return now.empty() || DifferentColumns(now[0], tracked);
+  return now.empty() || DifferentColumns(WithoutColumns(now[0], table.dest.excluded), tracked);
 }
 
 Rebuilder::~Rebuilder() {
@@ -89,11 +89,15 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
                               std::nullopt};
     rebuild.state.position = position;
     rebuild.state.reason = reason;
-    schema::TableSchema temp = source;
-    temp.name = rebuild.state.temp_table;
-    CHSYNC_RETURN_IF_ERROR(CreateDestination(temp, /*replace=*/true));
+    // The copy is a new table: laid out afresh (no kept columns or names left by earlier renames).
+    const schema::TableSchema* tracked = tracker_.Find(source.database, source.name);
+    if (tracked == nullptr)
+      return Error(ErrorKind::kInternal, "rebuild of " + key + ": the table is not tracked");
+    const DestinationTable carried = table.dest;
+    table.dest = FreshDestination(*tracked, carried.excluded);
+    CHSYNC_RETURN_IF_ERROR(CreateDestination(*tracked, /*replace=*/true, rebuild.state.temp_table, &carried));
     log::Info("rebuild of {} started at {} ({}): copying it into {}.{}", key, position, reason,
-              target.database, temp.name);
+              target.database, rebuild.state.temp_table);
   }
   CHSYNC_RETURN_IF_ERROR(RebuildWriter(table));
 

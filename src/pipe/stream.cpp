@@ -678,7 +678,7 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
         plan.skip_if_column_missing.clear();
         plan.rebuild = true;
         plan.rebuild_reason = "the table changed again while it was being rebuilt";
-        plan.after = NewDestination(*after, caps_);
+        plan.after = FreshDestination(*after, plan.after.excluded);
         plan.log_lines.push_back("the rebuild in progress starts again under the new schema");
       }
     }
@@ -789,7 +789,13 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
       });
       const schema::TableSchema* schema = tracker_.Find(to.database, to.name);
       if (replicate_to && schema != nullptr) {
-        state->dest.source = *schema;
+        // Excluded and renamed columns stay as they were (the mapping follows the table); columns the
+        // new name's table_options exclude besides are left out by copying the table again.
+        const std::vector<std::string> was_excluded = state->dest.excluded;
+        const DestinationTable renamed = FreshDestination(*schema, was_excluded);
+        const bool excludes_more = renamed.excluded.size() > was_excluded.size();
+        state->dest.source = renamed.source;
+        state->dest.excluded = renamed.excluded;
         state->stream_from.reset();
         checkpoint_.snapshot.push_back(
             {to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
@@ -799,8 +805,12 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
         TableState& moved = *state;
         tables_[to_key] = std::move(state);
         dropped_.erase(to_key);
-        if (rebuilding) {
-          CHSYNC_RETURN_IF_ERROR(StartRebuild(moved, position, "renamed while it was being rebuilt", false));
+        if (rebuilding || excludes_more) {
+          CHSYNC_RETURN_IF_ERROR(StartRebuild(moved, position,
+                                              rebuilding
+                                                  ? "renamed while it was being rebuilt"
+                                                  : "the table_options of its new name exclude more columns",
+                                              false));
         } else {
           CHSYNC_RETURN_IF_ERROR(RebuildWriter(moved));
         }
@@ -852,7 +862,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
       return MakeRoom(to_target, to.name, fmt::format("{}_{}", sequence, event.position));
     }));
     auto state = std::make_unique<TableState>();
-    state->dest = NewDestination(*schema, caps_);
+    state->dest = FreshDestination(*schema);
     TableState& added = *state;
     tables_[to_key] = std::move(state);
     dropped_.erase(to_key);
@@ -1020,10 +1030,17 @@ Status Pipe::MapColumns(TableState& table, const std::shared_ptr<const binlog::T
         key, "its binlog rows no longer match the tracked schema (" + checked.error().message() + ")", event);
   }
   const schema::TableSchema& source = table.dest.source;
+  // Without names (ordinal mode) a column's value is at its position in the tracked schema, which
+  // has the excluded columns too.
+  const schema::TableSchema* tracked =
+      table.dest.excluded.empty() ? &source : tracker_.Find(map->database, map->table);
+  if (tracked == nullptr) return ResyncError(key, "it is not tracked", event);
   table.map_index.assign(source.columns.size(), 0);
   for (size_t i = 0; i < source.columns.size(); ++i) {
     if (!names) {
-      table.map_index[i] = static_cast<uint32_t>(i);
+      const int at = tracked == &source ? static_cast<int>(i) : tracked->FindColumn(source.columns[i].name);
+      if (at < 0) return ResyncError(key, "column " + source.columns[i].name + " is not tracked", event);
+      table.map_index[i] = static_cast<uint32_t>(at);
       continue;
     }
     auto found = std::find_if(map->columns.begin(), map->columns.end(), [&](const binlog::ColumnInfo& c) {

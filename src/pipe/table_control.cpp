@@ -68,7 +68,7 @@ Status Pipe::RecopyTable(TableState& table, const std::string& key, const std::s
   if (table.rebuild) CHSYNC_RETURN_IF_ERROR(CancelRebuild(table));
   std::optional<HeldTable> was = std::move(table.held);
   table.held.reset();
-  table.dest = NewDestination(*now, caps_);
+  table.dest = FreshDestination(*now, table.dest.excluded);
   const std::string position = Coordinate(committed_.file, committed_.position);
   Status started = StartRebuild(table, position, reason, /*resume=*/false);
   if (!started.ok()) {

@@ -120,6 +120,17 @@ std::string Describe(const TableName& name) {
   return name.database + "." + name.name;
 }
 
+/// Primary-key columns are NOT NULL whatever their definition says: MySQL and MariaDB make them
+/// so when the key is added, and keep them so through a MODIFY/CHANGE that omits NOT NULL.
+void MakePrimaryKeyNotNull(TableSchema& table) {
+  for (const std::string& name : table.primary_key) {
+    Column* c = table.GetColumn(name);
+    if (c == nullptr) continue;
+    c->nullable = false;
+    if (c->default_value.kind == DefaultKind::kNull) c->default_value = DefaultValue{};
+  }
+}
+
 /// Applies the table's key definitions (CREATE TABLE or ADD) to `table`.
 Status AddKey(TableSchema& table, const KeyDefinition& key) {
   for (const std::string& col : key.columns) {
@@ -132,12 +143,9 @@ Status AddKey(TableSchema& table, const KeyDefinition& key) {
     if (!table.primary_key.empty()) return TableError(table, "a second PRIMARY KEY was defined");
     for (const std::string& col : key.columns) {
       Column* c = table.GetColumn(col);
-      if (c != nullptr) {
-        table.primary_key.push_back(c->name);
-        c->nullable = false;
-        if (c->default_value.kind == DefaultKind::kNull) c->default_value = DefaultValue{};
-      }
+      if (c != nullptr) table.primary_key.push_back(c->name);
     }
+    MakePrimaryKeyNotNull(table);
     return Status::Ok();
   }
   if (key.type != KeyDefinition::Type::kUnique) return Status::Ok();
@@ -696,9 +704,14 @@ Status Tracker::ApplyAlter(const Statement& st, const std::string& db, ApplyResu
                       [&](const Key& k) { return EqualsIgnoreCase(k.name, op.key.name); })) {
         continue;
       }
+      if (op.if_not_exists && op.key.type == KeyDefinition::Type::kPrimary && !table.primary_key.empty()) {
+        out.notes.push_back("ADD PRIMARY KEY IF NOT EXISTS: the table has one, skipped");
+        continue;
+      }
       CHSYNC_RETURN_IF_ERROR(AddKey(table, op.key));
     }
   }
+  MakePrimaryKeyNotNull(table);
 
   // Changes, in clause order.
   TableName final_name = name;
@@ -826,6 +839,22 @@ Status Tracker::ApplyAlter(const Statement& st, const std::string& db, ApplyResu
         break;
       default: break;
     }
+  }
+  // Columns a new primary key made NOT NULL, unless a MODIFY/CHANGE above reported them.
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const Column& now = table.columns[i];
+    if (list[i].origin < 0) continue;
+    const Column& old = before.columns[static_cast<size_t>(list[i].origin)];
+    if (!old.nullable || now.nullable) continue;
+    bool reported = std::any_of(out.changes.begin(), out.changes.end(), [&](const SchemaChange& ch) {
+      return (ch.kind == ChangeKind::kColumnModified || ch.kind == ChangeKind::kDefaultChanged) &&
+             EqualsIgnoreCase(ch.column.name, now.name);
+    });
+    if (reported) continue;
+    SchemaChange c = ColumnChange(ChangeKind::kColumnModified, final_name, now);
+    c.old_column = old;
+    c.note = "a PRIMARY KEY column is NOT NULL";
+    out.changes.push_back(std::move(c));
   }
   if (table.primary_key != before.primary_key || table.unique_keys != before.unique_keys) {
     SchemaChange c;

@@ -161,5 +161,38 @@ TEST(TrackerTest, GhostSwapReportsTheReplacedColumns) {
   EXPECT_EQ(t.Find("db", "t")->columns.size(), 3u);
 }
 
+TEST(TrackerTest, ModifyOfAPrimaryKeyColumnKeepsItNotNull) {
+  Tracker t = WithTable("CREATE TABLE t (id INT NOT NULL, a INT, PRIMARY KEY (id))");
+  for (const char* alter :
+       {"ALTER TABLE t MODIFY id BIGINT UNSIGNED AUTO_INCREMENT",
+        "ALTER TABLE t CHANGE id id BIGINT UNSIGNED", "ALTER TABLE t MODIFY id INT DEFAULT NULL"}) {
+    SCOPED_TRACE(alter);
+    auto r = t.ApplySql(alter, "db");
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    const TableSchema* table = t.Find("db", "t");
+    ASSERT_NE(table, nullptr);
+    EXPECT_EQ(table->primary_key, std::vector<std::string>{"id"});
+    EXPECT_FALSE(table->columns[0].nullable);
+    EXPECT_EQ(table->columns[0].default_value.kind, DefaultKind::kNone);
+  }
+}
+
+TEST(TrackerTest, AddPrimaryKeyMakesANullableColumnNotNull) {
+  Tracker t = WithTable("CREATE TABLE t (id INT, a INT DEFAULT NULL)");
+  ASSERT_TRUE(t.Find("db", "t")->columns[0].nullable);
+  auto r = t.ApplySql("ALTER TABLE t ADD PRIMARY KEY pk USING BTREE (id)", "db");
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const TableSchema* table = t.Find("db", "t");
+  EXPECT_EQ(table->primary_key, std::vector<std::string>{"id"});
+  EXPECT_FALSE(table->columns[0].nullable);
+  EXPECT_TRUE(table->columns[1].nullable);
+  ASSERT_EQ(r->changes.size(), 2u);
+  EXPECT_EQ(r->changes[0].kind, SchemaChange::Kind::kColumnModified);
+  ASSERT_TRUE(r->changes[0].old_column.has_value());
+  EXPECT_TRUE(r->changes[0].old_column->nullable);
+  EXPECT_FALSE(r->changes[0].column.nullable);
+  EXPECT_EQ(r->changes[1].kind, SchemaChange::Kind::kKeysChanged);
+}
+
 }  // namespace
 }  // namespace chsync::schema

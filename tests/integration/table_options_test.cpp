@@ -1,10 +1,12 @@
 // `table_options:` end to end (docs/mapping.md): the ClickHouse table options of a config file in
 // the tables the pipe creates (snapshot, ADD COLUMN while streaming), and the start-up checks that
-// refuse a bad or not yet applied mapping (exit 2) before any table is created.
+// refuse a bad or not yet applied mapping (exit 2) before any table is created; excluded and renamed
+// columns through snapshot, streaming, DDL and a table rename, in both row-metadata modes.
 
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -110,6 +112,173 @@ TEST_P(TableOptionsTest, OptionsShapeTheTablesThePipeCreates) {
   }
 }
 
+/// Excluded and renamed columns through a snapshot, streaming, ADD COLUMN of an excluded name, a
+/// RENAME COLUMN of an excluded column and a RENAME TABLE: the kept columns equal the source, and
+/// no excluded value reaches ClickHouse (not as a column, not in any stored value).
+void ExpectColumnsMapped(PipeTest& p, const std::vector<std::string>& run_extra) {
+  p.ExecAll(
+      {"CREATE TABLE t (id INT PRIMARY KEY, cust_id INT NOT NULL, email VARCHAR(64), s VARCHAR(20), "
+       "ssn CHAR(11) NOT NULL DEFAULT '')",
+       "INSERT INTO t SELECT seq, seq % 40, CONCAT('secret-mail-', seq), CONCAT('s', seq % 3), "
+       "CONCAT('secret-', seq) FROM seq_1_to_300"});
+  const std::string yaml =
+      "table_options:\n"
+      "  DB.t:\n"
+      "    exclude_columns: [email, ssn]\n"
+      "    rename_columns: {cust_id: customer_id}\n"
+      "  \"DB.*\":\n"  // a pattern entry: phone is added later
+      "    exclude_columns: [phone]\n";
+  std::string text = yaml;
+  for (size_t at = text.find("DB."); at != std::string::npos; at = text.find("DB.", at))
+    text.replace(at, 2, p.db());
+  const std::string path = MakeTempDir("topt-map") + "/chsync.yaml";
+  std::ofstream(path) << text;
+  std::vector<std::string> config{"--config", path};
+  config.insert(config.end(), run_extra.begin(), run_extra.end());
+
+  auto columns_of = [&](const std::string& table) {
+    std::set<std::string> names;
+    for (const auto& row : p.DestQuery("SELECT name FROM system.columns WHERE database = '" + p.db() +
+                                       "' AND table = '" + table + "' AND name NOT LIKE '\\_chsync\\_%'")) {
+      if (!row.empty() && row[0]) names.insert(*row[0]);
+    }
+    return names;
+  };
+  auto expect_equal = [&](const std::string& source_table, const std::string& dest_table,
+                          const std::string& when) {
+    testing::CompareOptions options;
+    options.ignore_columns = {"email", "ssn", "ssn_old", "cust_id", "phone"};
+    EXPECT_EQ(p.Compare(dest_table == source_table ? source_table : dest_table, options), "") << when;
+    std::string source;
+    for (const auto& row : p.SourceQuery("SELECT id, cust_id FROM " + source_table + " ORDER BY id"))
+      source += row[0].value_or("NULL") + ":" + row[1].value_or("NULL") + ",";
+    std::string dest;
+    for (const auto& row : p.DestQuery("SELECT id, customer_id FROM " + p.DestTable(dest_table) +
+                                       " FINAL WHERE _chsync_is_deleted = 0 ORDER BY id"))
+      dest += row[0].value_or("NULL") + ":" + row[1].value_or("NULL") + ",";
+    EXPECT_EQ(dest, source) << when << ": cust_id must arrive as customer_id";
+  };
+  // No stored value of any column holds an excluded value.
+  auto expect_no_secret = [&](const std::string& table, const std::string& when) {
+    for (const auto& row : p.DestQuery("SELECT name FROM system.columns WHERE database = '" + p.db() +
+                                       "' AND table = '" + table + "'")) {
+      const std::string column = row[0].value_or("");
+      EXPECT_EQ(p.DestValue("SELECT count() FROM " + p.DestTable(table) + " WHERE position(toString(`" +
+                            column + "`), 'secret') > 0"),
+                "0")
+          << when << ": column " << column;
+    }
+  };
+
+  CommandResult r = p.Run(config);
+  ASSERT_RUN_OK(r, "(snapshot) with excluded and renamed columns");
+  EXPECT_EQ(columns_of("t"), (std::set<std::string>{"id", "customer_id", "s"}));
+  expect_equal("t", "t", "after the snapshot");
+  expect_no_secret("t", "after the snapshot");
+
+  p.ExecAll(
+      {"INSERT INTO t SELECT seq, seq % 40, CONCAT('secret-mail-', seq), 'new', CONCAT('secret-', seq) "
+       "FROM seq_301_to_400",
+       "UPDATE t SET email = CONCAT('secret-changed-', id), cust_id = cust_id + 100 WHERE id % 5 = 0",
+       "UPDATE t SET ssn = 'secret-only' WHERE id % 7 = 0",  // a change of excluded columns only
+       "DELETE FROM t WHERE id BETWEEN 10 AND 20",
+       "ALTER TABLE t ADD COLUMN phone VARCHAR(20) NOT NULL DEFAULT 'secret-phone'",
+       "UPDATE t SET phone = CONCAT('secret-p', id) WHERE id % 3 = 0",
+       "ALTER TABLE t RENAME COLUMN ssn TO ssn_old", "UPDATE t SET ssn_old = 'secret-agn' WHERE id < 50",
+       "ALTER TABLE t ADD COLUMN note VARCHAR(10) NOT NULL DEFAULT 'n'",
+       "ALTER TABLE t MODIFY email VARCHAR(200)", "UPDATE t SET note = 'm', s = 'u' WHERE id % 4 = 0"});
+  r = p.Run(config);
+  ASSERT_RUN_OK(r, "(streaming) with excluded and renamed columns");
+  EXPECT_EQ(columns_of("t"), (std::set<std::string>{"id", "customer_id", "s", "note"}));
+  expect_equal("t", "t", "after streaming");
+  expect_no_secret("t", "after streaming");
+
+  p.ExecAll({"RENAME TABLE t TO t2",
+             "UPDATE t2 SET email = 'secret-renamed', ssn_old = 'secret-r', "
+             "phone = 'secret-r', cust_id = 7 WHERE id % 2 = 0",
+             "INSERT INTO t2 (id, cust_id, email, s) VALUES (1000, 9, 'secret-new', 'x')"});
+  r = p.Run(config);
+  ASSERT_RUN_OK(r, "(streaming) after RENAME TABLE");
+  EXPECT_EQ(columns_of("t2"), (std::set<std::string>{"id", "customer_id", "s", "note"}));
+  expect_equal("t2", "t2", "after RENAME TABLE");
+  expect_no_secret("t2", "after RENAME TABLE");
+  // The statements chsync sent never carried an excluded value either (the server's query log,
+  // where it keeps one).
+  const std::string logged =
+      p.DestValue("SELECT count() FROM system.tables WHERE database = 'system' AND name = 'query_log'");
+  if (logged == "1") {
+    EXPECT_EQ(p.DestValue("SELECT count() FROM system.query_log WHERE position(query, 'secret-') > 0 AND "
+                          "position(query, 'query_log') = 0 AND position(query, 'toString') = 0"),
+              "0");
+  }
+}
+
+TEST_P(TableOptionsTest, ExcludedAndRenamedColumnsEndToEnd) {
+  ASSERT_TRUE(p_.connected());
+  ExpectColumnsMapped(p_, {});
+}
+
+/// chsync's CREATE TABLE for the source's `ddl` (as `chsync explain-ddl` prints it), for a test to
+/// create the table itself the way a user would.
+std::string ChsyncCreateTable(const PipeTest& p, const std::string& ddl, int dest_version) {
+  const std::string dir = MakeTempDir("topt-adopt");
+  std::ofstream(dir + "/t.sql") << ddl << ";\n";
+  const std::string version = std::to_string(dest_version / 100) + "." + std::to_string(dest_version % 100);
+  CommandResult r = testing::RunCommand({testing::ChsyncBinary(), "explain-ddl", "--clickhouse-version",
+                                         version, "--database", p.db(), dir + "/t.sql"},
+                                        60000);
+  EXPECT_EQ(r.exit_code, 0) << r.Describe();
+  const size_t at = r.out.find("clickhouse: CREATE TABLE");
+  if (at == std::string::npos) return "";
+  size_t end = r.out.find("\nlog:", at);
+  return r.out.substr(at + std::string("clickhouse: ").size(),
+                      end == std::string::npos ? end : end - at - 12);
+}
+
+TEST_P(TableOptionsTest, AdoptsATableTheUserCreatedOrNamesEveryDifference) {
+  ASSERT_TRUE(p_.connected());
+  const std::string ddl = "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20), n INT NOT NULL)";
+  p_.ExecAll({ddl, "INSERT INTO t SELECT seq, CONCAT('s', seq), seq * 2 FROM seq_1_to_200"});
+  const std::string create = ChsyncCreateTable(p_, ddl, p_.DestVersion());
+  ASSERT_NE(create.find("`n` Int32"), std::string::npos) << create;
+  p_.DestQuery("CREATE DATABASE IF NOT EXISTS `" + p_.db() + "`");
+  const std::vector<std::string> config = Config("table_options:\n  DB.t:\n    adopt: true\n");
+
+  // A wrong type: refused before anything is copied, naming the table and the column.
+  std::string wrong = create;
+  wrong.replace(wrong.find("`n` Int32"), 9, "`n` Int64");
+  p_.DestQuery(wrong);
+  CommandResult r = p_.Run(config);
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  for (const std::string& w :
+       {std::string("cannot adopt"), p_.db() + ".t", std::string("column n"), std::string("Int64")}) {
+    EXPECT_NE(r.err.find(w), std::string::npos) << w << ":\n" << r.Describe();
+  }
+  p_.DestQuery("DROP TABLE " + p_.DestTable("t"));
+
+  // The right table with a column of the user's own (with a DEFAULT), holding a row: refused too.
+  std::string mine = create;
+  mine.replace(mine.find("`n` Int32"), 9, "`n` Int32,\n  `loaded_by` String DEFAULT 'etl'");
+  p_.DestQuery(mine);
+  p_.DestQuery("INSERT INTO " + p_.DestTable("t") + " (id, n) VALUES (999, 1)");
+  r = p_.Run(config);
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("holds 1 rows"), std::string::npos) << r.Describe();
+  p_.DestQuery("TRUNCATE TABLE " + p_.DestTable("t"));
+
+  // Empty: adopted, copied into and streamed into; the user's column stays.
+  ASSERT_RUN_OK(p_.Run(config), "(snapshot) adopting the table");
+  p_.ExecAll({"UPDATE t SET n = n + 1 WHERE id % 3 = 0", "DELETE FROM t WHERE id < 5",
+              "ALTER TABLE t ADD COLUMN c VARCHAR(5) NOT NULL DEFAULT 'x'",
+              "INSERT INTO t VALUES (500, 'z', 1, 'y')"});
+  ASSERT_RUN_OK(p_.Run(config), "(streaming) into the adopted table");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "in the adopted table");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t") +
+                         " FINAL WHERE loaded_by = 'etl' AND "
+                         "_chsync_is_deleted = 0"),
+            p_.SourceValue("SELECT count(*) FROM t"));
+}
+
 TEST_P(TableOptionsTest, OptionsTheServerLacksAreRefused) {
   ASSERT_TRUE(p_.connected());
   if (Modern()) GTEST_SKIP() << "ClickHouse 26.7 has CODEC, TTL and LowCardinality";
@@ -125,8 +294,52 @@ TEST_P(TableOptionsTest, BadMappingsAreRefusedAtStartUp) {
   ExpectRefused("table_options:\n  DB.t:\n    order_by: \"(g, d)\"\n", {p_.db() + ".t", "id"});
   ExpectRefused("table_options:\n  DB.t:\n    columns:\n      nope: {codec: \"ZSTD(3)\"}\n",
                 {p_.db() + ".t", "nope"});
-  ExpectRefused("table_options:\n  DB.t:\n    exclude_columns: [s]\n",
-                {p_.db() + ".t", "exclude_columns", "not available yet"});
+  ExpectRefused("table_options:\n  DB.t:\n    exclude_columns: [nope]\n", {p_.db() + ".t", "nope"});
+  ExpectRefused("table_options:\n  DB.t:\n    exclude_columns: [id]\n", {p_.db() + ".t", "id"});
+  ExpectRefused("table_options:\n  DB.t:\n    rename_columns: {s: g}\n", {p_.db() + ".t", "g"});
+  ExpectRefused("table_options:\n  DB.t:\n    dest_table: t_v2\n",
+                {p_.db() + ".t", "dest_database/dest_table", "not available yet"});
+}
+
+TEST_P(TableOptionsTest, AnExclusionAddedLaterIsRefusedUntilTheTableIsCopiedAgain) {
+  ASSERT_TRUE(p_.connected());
+  CreateTable();
+  ASSERT_RUN_OK(p_.Run(), "without table_options");
+  const std::vector<std::string> config = Config("table_options:\n  DB.t:\n    exclude_columns: [s]\n");
+  CommandResult r = p_.Run(config);
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("resync"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.err.find(p_.db() + ".t"), std::string::npos) << r.Describe();
+  // As the message says: the table copied again without the column, and the pipe runs on.
+  std::vector<std::string> resync = p_.RunArgs(p_.db() + ".*", /*until_caught_up=*/true, config);
+  resync[1] = "resync";
+  resync.insert(resync.end(), {"--table", p_.db() + ".t"});
+  r = testing::RunCommand(resync, 300000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  p_.Exec("UPDATE t SET s = 'later' WHERE id < 10");
+  ASSERT_RUN_OK(p_.Run(config), "after the resync");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM system.columns WHERE database = '" + p_.db() +
+                         "' AND table = 't' AND name = 's'"),
+            "0");
+  testing::CompareOptions options;
+  options.ignore_columns = {"s"};
+  EXPECT_EQ(p_.Compare("t", options), "");
+}
+
+/// Ordinal mode (binlog_row_metadata=MINIMAL): rows are matched by position, and the excluded
+/// columns' positions are skipped.
+class OrdinalTableOptionsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    p_.Init("CHSYNC_TEST_MYSQL_MINIMAL", Dest::kServer, "toptmin", kServerIdBase + 500000);
+  }
+  void TearDown() override { p_.Cleanup(); }
+  PipeTest p_;
+};
+
+TEST_F(OrdinalTableOptionsTest, ExcludedAndRenamedColumnsEndToEnd) {
+  ASSERT_TRUE(p_.connected());
+  ExpectColumnsMapped(p_, {});
 }
 
 INSTANTIATE_TEST_SUITE_P(Destinations, TableOptionsTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),

@@ -1,0 +1,184 @@
+// Key definitions (CREATE TABLE elements and ALTER … ADD), key parts, FOREIGN KEY references,
+// index options and the tail of CREATE/DROP INDEX.
+
+#include <fmt/format.h>
+
+#include "schema/parse_core.h"
+
+namespace chsync::schema {
+
+bool DdlParser::AtKeyDefinition() const {
+  const Token& t = Peek();
+  if (t.kind != TokenKind::kWord) return false;
+  if (t.IsWord("PERIOD")) return Peek(1).IsWord("FOR");
+  return t.IsWord("CONSTRAINT") || t.IsWord("PRIMARY") || t.IsWord("UNIQUE") || t.IsWord("KEY") ||
+         t.IsWord("INDEX") || t.IsWord("FULLTEXT") || t.IsWord("SPATIAL") || t.IsWord("FOREIGN") ||
+         t.IsWord("CHECK");
+}
+
+Result<std::optional<KeyDefinition>> DdlParser::ParseKeyDefinition(bool* if_not_exists) {
+  auto accept_if_not_exists = [&]() {
+    if (AcceptSeq({"IF", "NOT", "EXISTS"}) && if_not_exists != nullptr) *if_not_exists = true;
+  };
+  KeyDefinition key;
+  if (Accept("PERIOD")) {
+    CHSYNC_RETURN_IF_ERROR(Expect("FOR"));
+    Next();
+    CHSYNC_RETURN_IF_ERROR(ParenthesisedText());
+    return std::optional<KeyDefinition>();
+  }
+  std::string symbol;
+  if (Accept("CONSTRAINT")) {
+    accept_if_not_exists();
+    if (IsIdentifierToken(Peek()) && !Peek().IsWord("CHECK")) {
+      CHSYNC_ASSIGN_OR_RETURN(symbol, Identifier("a constraint name"));
+    }
+  }
+  if (Accept("FOREIGN")) {
+    CHSYNC_RETURN_IF_ERROR(Expect("KEY"));
+    key.type = KeyDefinition::Type::kForeign;
+    accept_if_not_exists();
+    key.name = symbol;
+    if (IsIdentifierToken(Peek())) {
+      CHSYNC_ASSIGN_OR_RETURN(std::string index_name, Identifier("an index name"));
+      if (key.name.empty()) key.name = index_name;
+    }
+    CHSYNC_RETURN_IF_ERROR(KeyParts(key));
+    CHSYNC_RETURN_IF_ERROR(References(key));
+    return std::optional<KeyDefinition>(std::move(key));
+  }
+  if (Accept("CHECK")) {
+    key.type = KeyDefinition::Type::kCheck;
+    key.name = symbol;
+    CHSYNC_ASSIGN_OR_RETURN(key.check, ParenthesisedText());
+    AcceptSeq({"NOT", "ENFORCED"}) || Accept("ENFORCED");
+    return std::optional<KeyDefinition>(std::move(key));
+  }
+  if (Accept("PRIMARY")) {
+    CHSYNC_RETURN_IF_ERROR(Expect("KEY"));
+    key.type = KeyDefinition::Type::kPrimary;
+  } else if (Accept("UNIQUE")) {
+    key.type = KeyDefinition::Type::kUnique;
+    Accept("INDEX") || Accept("KEY");
+  } else if (Accept("FULLTEXT")) {
+    key.type = KeyDefinition::Type::kFulltext;
+    Accept("INDEX") || Accept("KEY");
+  } else if (Accept("SPATIAL")) {
+    key.type = KeyDefinition::Type::kSpatial;
+    Accept("INDEX") || Accept("KEY");
+  } else if (!symbol.empty() || !(Accept("INDEX") || Accept("KEY"))) {
+    return Unexpected("PRIMARY KEY, UNIQUE, INDEX, KEY, FULLTEXT, SPATIAL, FOREIGN KEY or CHECK");
+  }
+  // [IF NOT EXISTS] [name] [USING type | TYPE type], the same after PRIMARY KEY as after any
+  // other key (MySQL's opt_index_name_and_type, MariaDB's opt_if_not_exists opt_ident …).
+  accept_if_not_exists();
+  if (IsIdentifierToken(Peek()) && !Peek().IsWord("USING") && !Peek().IsWord("TYPE")) {
+    CHSYNC_ASSIGN_OR_RETURN(key.name, Identifier("an index name"));
+  }
+  if (key.name.empty()) key.name = symbol;
+  // The server names every primary key PRIMARY, whatever name is written.
+  if (key.type == KeyDefinition::Type::kPrimary) key.name = "PRIMARY";
+  CHSYNC_RETURN_IF_ERROR(SkipIndexType());
+  CHSYNC_RETURN_IF_ERROR(KeyParts(key));
+  CHSYNC_RETURN_IF_ERROR(IndexOptions());
+  return std::optional<KeyDefinition>(std::move(key));
+}
+
+Status DdlParser::KeyParts(KeyDefinition& key) {
+  CHSYNC_RETURN_IF_ERROR(ExpectPunct("("));
+  while (true) {
+    if (Peek().IsPunct("(")) {
+      CHSYNC_ASSIGN_OR_RETURN(std::string expr, ParenthesisedText());
+      key.columns.push_back("(" + expr + ")");
+    } else {
+      CHSYNC_ASSIGN_OR_RETURN(std::string col, ColumnName());
+      if (AcceptPunct("(")) {
+        CHSYNC_RETURN_IF_ERROR(SkipUnsigned32("a key prefix length"));
+        CHSYNC_RETURN_IF_ERROR(ExpectPunct(")"));
+      }
+      key.columns.push_back(std::move(col));
+    }
+    Accept("ASC") || Accept("DESC");
+    if (AcceptPunct(",")) continue;
+    return ExpectPunct(")");
+  }
+}
+
+Status DdlParser::References(KeyDefinition& key) {
+  CHSYNC_RETURN_IF_ERROR(Expect("REFERENCES"));
+  CHSYNC_ASSIGN_OR_RETURN(key.references, ParseTableName());
+  if (Peek().IsPunct("(")) {
+    KeyDefinition target;
+    CHSYNC_RETURN_IF_ERROR(KeyParts(target));
+  }
+  while (true) {
+    if (Accept("MATCH")) {
+      if (!(Accept("FULL") || Accept("PARTIAL") || Accept("SIMPLE")))
+        return Unexpected("FULL, PARTIAL or SIMPLE");
+    } else if (Accept("ON")) {
+      if (!(Accept("DELETE") || Accept("UPDATE"))) return Unexpected("DELETE or UPDATE");
+      if (!(Accept("RESTRICT") || Accept("CASCADE") || AcceptSeq({"SET", "NULL"}) ||
+            AcceptSeq({"SET", "DEFAULT"}) || AcceptSeq({"NO", "ACTION"}))) {
+        return Unexpected("RESTRICT, CASCADE, SET NULL, SET DEFAULT or NO ACTION");
+      }
+    } else {
+      return Status::Ok();
+    }
+  }
+}
+
+Status DdlParser::SkipIndexType() {
+  if (Accept("USING") || Accept("TYPE")) {
+    if (!(Accept("BTREE") || Accept("HASH") || Accept("RTREE"))) return Unexpected("BTREE, HASH or RTREE");
+  }
+  return Status::Ok();
+}
+
+Status DdlParser::IndexOptions() {
+  while (true) {
+    CHSYNC_ASSIGN_OR_RETURN(bool engine_defined, EngineDefinedOption());
+    if (engine_defined) continue;
+    if (Accept("KEY_BLOCK_SIZE")) {
+      AcceptPunct("=");
+      CHSYNC_RETURN_IF_ERROR(SkipUnsigned32("a KEY_BLOCK_SIZE"));
+    } else if (Peek().IsWord("USING") || Peek().IsWord("TYPE")) {
+      CHSYNC_RETURN_IF_ERROR(SkipIndexType());
+    } else if (AcceptSeq({"WITH", "PARSER"})) {
+      CHSYNC_RETURN_IF_ERROR(Identifier("a parser name"));
+    } else if (Accept("COMMENT")) {
+      CHSYNC_RETURN_IF_ERROR(StringLiteral());
+    } else if (Accept("VISIBLE") || Accept("INVISIBLE") || Accept("IGNORED") ||
+               AcceptSeq({"NOT", "IGNORED"})) {
+    } else if (Accept("ENGINE_ATTRIBUTE") || Accept("SECONDARY_ENGINE_ATTRIBUTE") || Accept("CLUSTERING")) {
+      CHSYNC_RETURN_IF_ERROR(OptionValue("an option value"));
+    } else {
+      return Status::Ok();
+    }
+  }
+}
+
+Status DdlParser::AlgorithmOrLockValue() {
+  AcceptPunct("=");
+  if (Peek().kind != TokenKind::kWord) return Unexpected("an ALGORITHM or LOCK value");
+  Next();
+  return Status::Ok();
+}
+
+Status DdlParser::IndexStatementTail(bool with_index_options) {
+  // MariaDB writes WAIT/NOWAIT right after the key parts (or the table), before index options.
+  CHSYNC_RETURN_IF_ERROR(SkipWaitNowait());
+  while (!AtStatementEnd()) {
+    size_t before = pos_;
+    if (Accept("ALGORITHM") || Accept("LOCK")) {
+      CHSYNC_RETURN_IF_ERROR(AlgorithmOrLockValue());
+    } else if (Peek().IsWord("WAIT") || Peek().IsWord("NOWAIT")) {
+      CHSYNC_RETURN_IF_ERROR(SkipWaitNowait());
+    } else if (with_index_options) {
+      CHSYNC_RETURN_IF_ERROR(IndexOptions());
+    }
+    if (pos_ == before) return Unexpected("ALGORITHM, LOCK or end of statement");
+  }
+  return Status::Ok();
+}
+
+}  // namespace chsync::schema
