@@ -318,9 +318,14 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   }
   if (!found) checkpoint_.snapshot.push_back({database, name, TableSnapshot::State::kPending, "", 0, from});
   std::erase_if(checkpoint_.destinations, [&](const DestinationState& d) { return d.table == qualified; });
-  // The copy's exclusions: the carried ones and what table_options exclude now.
-  std::vector<std::string> excluded = FreshDestination(schemas[0], carried.excluded).excluded;
-  if (!excluded.empty()) checkpoint_.destinations.push_back({qualified, {}, {}, {}, {}, std::move(excluded)});
+  // The copy's layout: the carried exclusions and what table_options exclude and rename now.
+  const DestinationTable fresh = FreshDestination(schemas[0], carried.excluded);
+  checkpoint_.destinations.push_back({qualified,
+                                      fresh.kept_columns,
+                                      {fresh.clickhouse_defaults.begin(), fresh.clickhouse_defaults.end()},
+                                      {fresh.clickhouse_names.begin(), fresh.clickhouse_names.end()},
+                                      fresh.aliases,
+                                      fresh.excluded});
   for (const RebuildState& r : checkpoint_.rebuilds) {
     if (r.database == database && r.table == name)
       CHSYNC_RETURN_IF_ERROR(DropDestination(TargetFor(database), r.temp_table));

@@ -305,7 +305,8 @@ TEST_P(TableOptionsTest, AnExclusionAddedLaterIsRefusedUntilTheTableIsCopiedAgai
   ASSERT_TRUE(p_.connected());
   CreateTable();
   ASSERT_RUN_OK(p_.Run(), "without table_options");
-  const std::vector<std::string> config = Config("table_options:\n  DB.t:\n    exclude_columns: [s]\n");
+  const std::vector<std::string> config =
+      Config("table_options:\n  DB.t:\n    exclude_columns: [s]\n    rename_columns: {d: day}\n");
   CommandResult r = p_.Run(config);
   EXPECT_EQ(r.exit_code, 2) << r.Describe();
   EXPECT_NE(r.err.find("resync"), std::string::npos) << r.Describe();
@@ -321,9 +322,15 @@ TEST_P(TableOptionsTest, AnExclusionAddedLaterIsRefusedUntilTheTableIsCopiedAgai
   EXPECT_EQ(p_.DestValue("SELECT count() FROM system.columns WHERE database = '" + p_.db() +
                          "' AND table = 't' AND name = 's'"),
             "0");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM system.columns WHERE database = '" + p_.db() +
+                         "' AND table = 't' AND name = 'day'"),
+            "1");
   testing::CompareOptions options;
-  options.ignore_columns = {"s"};
+  options.ignore_columns = {"s", "d"};
   EXPECT_EQ(p_.Compare("t", options), "");
+  EXPECT_EQ(p_.DestValue("SELECT sum(toUInt32(day)) FROM " + p_.DestTable("t") +
+                         " FINAL WHERE _chsync_is_deleted = 0"),
+            p_.DestValue("SELECT sum(toUInt32(toDate('2024-01-01') + number + 1)) FROM numbers(500)"));
 }
 
 /// Ordinal mode (binlog_row_metadata=MINIMAL): rows are matched by position, and the excluded
