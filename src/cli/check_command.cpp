@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "clickhouse/cluster.h"
 #include "clickhouse/connection.h"
 #include "clickhouse/sql_quoting.h"
+#include "clickhouse/type_mapping.h"
 #include "common/url.h"
 #include "mysql/connection.h"
 #include "mysql/server_probe.h"
@@ -24,6 +26,7 @@
 #include "mysql/table_filter.h"
 #include "mysql/table_inventory.h"
 #include "pipe/config.h"
+#include "pipe/mapping.h"
 
 namespace chsync::cli {
 namespace {
@@ -37,6 +40,10 @@ struct CheckOptions {
   std::string dest_cluster;
   std::string replication_path = "/clickhouse/tables/{shard}/{database}/{table}";
   std::string replica_name = "{replica}";
+  /// --config's table_options and dest_database: each selected table's effective mapping.
+  pipe::MappingSet mappings;
+  std::string dest_database;
+  bool datetime_fallback_text = false;  ///< --config's datetime_fallback: string
 };
 
 /// A finding of the preflight: blocking ones make the verdict fail.
@@ -238,14 +245,129 @@ void CheckGtid(const mysql::ServerInfo& info, const mysql::ConnectOptions& optio
   report.Line("usable as a source", usable);
 }
 
+/// Under "Tables": each table's effective mapping (table_options), checked against its source
+/// columns as `chsync run` checks it at start-up (without the server's capabilities).
+void CheckMappings(mysql::Connection& conn, bool mariadb, const std::vector<mysql::TableInfo>& tables,
+                   const CheckOptions& o, Report& report) {
+  std::vector<std::string> databases;
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const mysql::TableInfo& t : tables) {
+    if (std::find(databases.begin(), databases.end(), t.database) == databases.end())
+      databases.push_back(t.database);
+    names.emplace_back(t.database, t.name);
+  }
+  report.Section("Mapping  table_options of " + o.config_file);
+  if (Status s = o.mappings.CheckDestinations(names, o.dest_database); !s.ok())
+    report.Block(s.error().message());
+  auto schemas = mysql::LoadTableSchemas(conn, databases, mariadb);
+  if (!schemas.ok()) {
+    report.Block("reading the source tables' columns failed: " + schemas.error().message());
+    return;
+  }
+  for (const schema::TableSchema& t : *schemas) {
+    if (std::find(names.begin(), names.end(), std::pair{t.database, t.name}) == names.end()) continue;
+    const pipe::EffectiveMapping m = o.mappings.For(t.database, t.name, o.dest_database);
+    for (const std::string& line : m.Describe()) fmt::print("  {}\n", line);
+    if (Status valid = pipe::Validate(m, t); !valid.ok()) report.Block(valid.error().message());
+  }
+}
+
+/// The selected tables that have DATE, DATETIME or TIMESTAMP columns, for CheckTemporal; empty
+/// (with a note) when their columns cannot be read.
+std::vector<schema::TableSchema> TemporalTables(mysql::Connection& conn, bool mariadb,
+                                                const std::vector<mysql::TableInfo>& tables, Report& report) {
+  std::vector<std::string> databases;
+  for (const mysql::TableInfo& t : tables) {
+    if (std::find(databases.begin(), databases.end(), t.database) == databases.end())
+      databases.push_back(t.database);
+  }
+  auto schemas = mysql::LoadTableSchemas(conn, databases, mariadb);
+  if (!schemas.ok()) {
+    report.Text("cannot read the tables' columns for the date checks: " + schemas.error().message());
+    return {};
+  }
+  std::vector<schema::TableSchema> out;
+  for (schema::TableSchema& t : *schemas) {
+    const bool selected = std::any_of(tables.begin(), tables.end(), [&](const mysql::TableInfo& i) {
+      return i.database == t.database && i.name == t.name;
+    });
+    const bool temporal = std::any_of(t.columns.begin(), t.columns.end(), [](const schema::Column& c) {
+      return c.type == schema::ColumnType::kDate || c.type == schema::ColumnType::kDateTime ||
+             c.type == schema::ColumnType::kTimestamp;
+    });
+    if (selected && temporal) out.push_back(std::move(t));
+  }
+  return out;
+}
+
+/// Under the destination: what its types do to the source's dates. Without DateTime64, a warning
+/// per DATETIME/TIMESTAMP column with fractional seconds (dropped, unless datetime_fallback: string
+/// keeps them as text); and a warning per table whose DATE/DATETIME values outside the ClickHouse
+/// type's range will be clamped.
+void CheckTemporal(const clickhouse::Capabilities& server_caps,
+                   const std::vector<schema::TableSchema>& tables, const CheckOptions& o, Report& report) {
+  clickhouse::Capabilities caps = server_caps;
+  caps.datetime_fallback_text = o.datetime_fallback_text;
+  const std::string version = fmt::format("{}.{}", caps.version.major, caps.version.minor);
+  const clickhouse::ServerVersion first = clickhouse::FirstVersionWith("datetime64");
+  const std::string since = fmt::format("{}.{}", first.major, first.minor);
+  for (const schema::TableSchema& t : tables) {
+    std::vector<std::string> clamped;
+    for (const schema::Column& c : t.columns) {
+      auto mapped = clickhouse::MapColumn(c, caps);
+      if (!mapped.ok()) continue;
+      const std::string name = t.QualifiedName() + "." + c.name;
+      std::string type = c.TypeText();
+      std::transform(type.begin(), type.end(), type.begin(),
+                     [](unsigned char ch) { return std::toupper(ch); });
+      if ((c.type == schema::ColumnType::kDateTime || c.type == schema::ColumnType::kTimestamp) &&
+          c.fsp.value_or(0) > 0 && !caps.datetime64) {
+        if (mapped->encoding == clickhouse::Encoding::kDateTimeText) {
+          report.Text(
+              fmt::format("{} {}: ClickHouse {} has no DateTime64 ({}+): kept exactly as text in a "
+                          "String (datetime_fallback: string)",
+                          name, type, version, since));
+        } else {
+          report.Warn(
+              fmt::format("{} {}: ClickHouse {} has no DateTime64 ({}+): its fraction is dropped; set "
+                          "datetime_fallback: string to keep it as text, or upgrade",
+                          name, type, version, since));
+        }
+      }
+      switch (mapped->encoding) {
+        case clickhouse::Encoding::kDate:
+          clamped.push_back(c.name + " (Date, 1970-01-01..2105-12-31)");
+          break;
+        case clickhouse::Encoding::kDate32:
+          clamped.push_back(c.name + " (Date32, 1900-01-01..2299-12-31)");
+          break;
+        case clickhouse::Encoding::kDateTime:
+          // A TIMESTAMP (1970..2038) always fits.
+          if (c.type == schema::ColumnType::kDateTime)
+            clamped.push_back(c.name + " (DateTime, 1970-01-01 00:00:00..2105-12-31 23:59:59)");
+          break;
+        default: break;
+      }
+    }
+    if (!clamped.empty()) {
+      report.Warn(
+          fmt::format("{}: values outside the ClickHouse type's range will be clamped to its first or "
+                      "last value and counted (log, chsync_values_clamped_total): {}",
+                      t.QualifiedName(), fmt::join(clamped, ", ")));
+    }
+  }
+}
+
 void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql::TableFilter>& filter,
-                 Report& report) {
+                 const CheckOptions& o, Report& report, std::vector<schema::TableSchema>* temporal) {
   report.Section(fmt::format("Source  mysql://{}:***@{}", options.user, options.Address()));
   auto conn = mysql::Connection::Open(options);
   if (!conn.ok()) {
     report.Text("cannot connect: " + conn.error().message());
     std::string what = conn.error().kind() == ErrorKind::kAuth
                            ? "check the user name and password of --source"
+                       : conn.error().kind() == ErrorKind::kConfig
+                           ? "fix the TLS parameters of --source (ssl, ssl-ca) or the server's TLS setup"
                            : "check that the server runs and that host and port of --source are right";
     report.Block("source " + options.Address() + " unreachable: " + conn.error().message() + "; " + what);
     return;
@@ -260,6 +382,12 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
   report.Line("version",
               info.version_string + (info.version_comment.empty() ? "" : " (" + info.version_comment + ")"));
   report.Line("server_id", std::to_string(info.server_id));
+  if (auto tls = (*conn)->ServerTlsStatus(); tls.ok()) {  // as the server sees this session
+    report.Line("tls", tls->empty() ? "off: plain TCP (add ssl-ca=FILE to --source for TLS)"
+                       : options.tls_ca.empty()
+                           ? *tls + ", server certificate NOT verified (no ssl-ca)"
+                           : *tls + ", server certificate verified against " + options.tls_ca);
+  }
   if (info.server_id == 0 && !info.is_mariadb()) {
     report.Block("server_id is 0: MySQL refuses replicas then; set server_id to a unique non-zero value");
   }
@@ -383,9 +511,14 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
                     "one row by key there; add a primary key where you can",
                     without_key, without_key == 1 ? "" : "s"));
   }
+  if (!o.config_file.empty() && !tables->empty())
+    CheckMappings(**conn, info.is_mariadb(), *tables, o, report);
+  if (temporal != nullptr && !tables->empty())
+    *temporal = TemporalTables(**conn, info.is_mariadb(), *tables, report);
 }
 
-void CheckDestination(const Url& url, Report& report) {
+void CheckDestination(const Url& url, const std::vector<schema::TableSchema>& temporal, const CheckOptions& o,
+                      Report& report) {
   report.Section("Destination  " + url.Redacted());
   clickhouse::ConnectOptions options;
   options.retry.max_attempts = 1;  // a preflight reports at once
@@ -402,16 +535,21 @@ void CheckDestination(const Url& url, Report& report) {
         version.error().kind() == ErrorKind::kAuth      ? "check the user name and password of --dest"
         : version.error().kind() == ErrorKind::kNetwork ? "check that ClickHouse runs and that host and port "
                                                           "of --dest are right (HTTP port, 8123 by default)"
-                                                        : "see the server's message";
+        : version.error().kind() == ErrorKind::kConfig
+            ? "fix the TLS parameters of --dest (ssl-ca, ssl-verify)"
+            : "see the server's message";
     report.Block("destination " + (*conn)->Describe() + ": " + version.error().message() + "; " + what);
     return;
   }
-  report.Line("engine", (*conn)->embedded() ? "embedded ClickHouse (chDB)" : "ClickHouse server over HTTP");
+  report.Line("engine", (*conn)->embedded()     ? "embedded ClickHouse (chDB)"
+                        : url.scheme == "https" ? "ClickHouse server over HTTPS"
+                                                : "ClickHouse server over HTTP");
   report.Line("version", version->ToString());
   clickhouse::Capabilities caps = clickhouse::FromVersion(*version);
   for (const auto& [name, available] : clickhouse::ListCapabilities(caps)) {
     report.Line(name, available ? "yes" : "no");
   }
+  CheckTemporal(caps, temporal, o, report);
 }
 
 std::string Trimmed(std::string text) {
@@ -563,6 +701,9 @@ int ApplyConfigFile(CheckOptions& o, std::vector<std::string>& warnings) {
   if (o.dest_cluster.empty()) o.dest_cluster = file.dest_cluster;
   if (!o.replication_path_given) o.replication_path = file.dest_replication_path;
   o.replica_name = file.dest_replica_name;
+  o.mappings = file.mappings;
+  o.dest_database = file.dest_database;
+  o.datetime_fallback_text = file.datetime_fallback == pipe::PipeConfig::DateTimeFallback::kString;
   warnings = ReadableSecretWarnings(o.config_file, file);
   return kExitOk;
 }
@@ -627,8 +768,10 @@ int RunCheck(CheckOptions o) {
   Report report;
   fmt::print("chsync check\n");
   for (std::string& warning : config_warnings) report.Warn(std::move(warning));
-  for (const mysql::ConnectOptions& source : sources) CheckSource(source, filter, report);
-  for (const Url& url : dest_urls) CheckDestination(url, report);
+  std::vector<schema::TableSchema> temporal;  // the first source's tables with dates
+  for (const mysql::ConnectOptions& source : sources)
+    CheckSource(source, filter, o, report, &source == &sources.front() ? &temporal : nullptr);
+  for (const Url& url : dest_urls) CheckDestination(url, temporal, o, report);
   if (!o.dest_cluster.empty()) CheckCluster(dest_urls, o, report);
   int code = report.Verdict();
   std::fflush(stdout);

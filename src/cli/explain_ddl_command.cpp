@@ -129,10 +129,9 @@ class DestinationModel {
       context.position = position;
       context.statement = statement;
       context.caps = caps_;
-      context.target.database = config_.dest_database.empty() ? key.first : config_.dest_database;
       context.policy = config_.policies.For(key.first, key.second);
       context.mapping = config_.mappings.For(key.first, key.second, config_.dest_database);
-      context.default_dest_database = config_.dest_database;
+      context.target.database = context.mapping.dest_database;
       if (created && !context.mapping.IsDefault()) {
         for (const std::string& line : context.mapping.Describe()) fmt::print("mapping: {}\n", line);
       }
@@ -176,7 +175,9 @@ int RunExplainDdl(const ExplainDdlOptions& o) {
         return kExitUsage;
       }
     }
-    destination.emplace(clickhouse::FromVersion(*version), o.metadata != "full", std::move(config));
+    clickhouse::Capabilities caps = clickhouse::FromVersion(*version);
+    caps.datetime_fallback_text = config.datetime_fallback == pipe::PipeConfig::DateTimeFallback::kString;
+    destination.emplace(caps, o.metadata != "full", std::move(config));
   } else if (!o.config_file.empty()) {
     fmt::print(stderr, "chsync explain-ddl: --config needs --clickhouse-version (the plans it shapes)\n");
     return kExitUsage;

@@ -43,7 +43,7 @@ extern "C" void OnStopSignal(int /*signal*/) {
 struct RunFlags {
   std::string config_file;
   std::optional<std::string> source, dest, tables, state, dest_database, log_level, dest_cluster,
-      dest_replication_path, on_binlog_gap, log_format, http_listen;
+      dest_replication_path, on_binlog_gap, log_format, http_listen, datetime_fallback;
   std::optional<uint64_t> failover_after_ms;
   std::optional<double> ready_max_lag_s;
   std::optional<uint32_t> server_id;
@@ -95,6 +95,14 @@ int RunOrResync(const RunFlags& f, bool resync) {
       return kExitUsage;
     }
     config.on_binlog_gap = *gap;
+  }
+  if (f.datetime_fallback) {
+    auto fallback = pipe::ParseDateTimeFallback(*f.datetime_fallback);
+    if (!fallback.ok()) {
+      fmt::print(stderr, "chsync {}: --datetime-fallback: {}\n", name, fallback.error().message());
+      return kExitUsage;
+    }
+    config.datetime_fallback = *fallback;
   }
   if (f.server_id) config.server_id = *f.server_id;
   if (f.snapshot_parallelism) config.snapshot_parallelism = *f.snapshot_parallelism;
@@ -175,6 +183,9 @@ void AddFlags(CLI::App* sub, RunFlags& f) {
   sub->add_option("--on-binlog-gap", f.on_binlog_gap,
                   "fail (default) or resync: what to do when the source no longer has the binlog this pipe "
                   "must resume from");
+  sub->add_option("--datetime-fallback", f.datetime_fallback,
+                  "drop_fraction (default) or string: how DATETIME/TIMESTAMP with fractional seconds are "
+                  "kept on a ClickHouse without DateTime64 (before 20.1); string keeps them exactly as text");
   sub->add_option(
       "--dest", f.dest,
       "http(s)://USER:PASSWORD@HOST:PORT (ClickHouse server; several, comma-separated: the "

@@ -33,6 +33,10 @@ struct Capabilities {
   bool fsync_after_insert = false;
   bool codec = false;  ///< per-column CODEC(…) in column definitions
   bool ttl = false;    ///< table TTL (and column TTL) of MergeTree tables
+  /// Not the server's but the user's choice (datetime_fallback: string), set by whoever holds the
+  /// configuration; FromVersion leaves it false. Without datetime64, DATETIME/TIMESTAMP with
+  /// fractional seconds then map to a String holding their exact text instead of DateTime.
+  bool datetime_fallback_text = false;
   /// The version these capabilities were decided from, for messages; {0, 0} when built by hand.
   ServerVersion version;
 };

@@ -8,6 +8,7 @@
 #include "clickhouse/server_error.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
+#include "common/url.h"
 
 namespace chsync::clickhouse {
 namespace {
@@ -249,16 +250,7 @@ bool AppliedAsynchronously(int code) {
 }
 
 std::vector<std::string> SplitUrls(std::string_view text) {
-  std::vector<std::string> out;
-  for (;;) {
-    size_t comma = text.find(',');
-    std::string_view item = text.substr(0, comma);
-    while (!item.empty() && (item.front() == ' ' || item.front() == '\t')) item.remove_prefix(1);
-    while (!item.empty() && (item.back() == ' ' || item.back() == '\t')) item.remove_suffix(1);
-    if (!item.empty()) out.emplace_back(item);
-    if (comma == std::string_view::npos) return out;
-    text.remove_prefix(comma + 1);
-  }
+  return SplitUrlList(text);  // a comma in a password stays in its URL
 }
 
 bool NodeFailure(const Error& error) {

@@ -103,7 +103,7 @@ bool AppliedAsynchronously(int code);
 std::vector<std::pair<std::string, std::string>> ParsePairs(std::string_view tsv);
 
 /// The `urls` of `text` split at commas ("http://a:8123,http://b:8123"), each trimmed; empty
-/// items are skipped.
+/// items are skipped. SplitUrlList (common/url.h): a comma in a password does not split.
 std::vector<std::string> SplitUrls(std::string_view text);
 
 /// A connection over several server URLs of one cluster. A statement runs on the current node; a

@@ -40,6 +40,20 @@ Status ApplyQueryOptions(std::string_view query, ConnectOptions& options, bool& 
                      "auth in the destination URL must be 'basic' or 'header', not '" + value + "'");
       }
       options.header_auth = value == "header";
+    } else if (name == "connect-timeout" || name == "request-timeout") {
+      // Seconds: how long to wait for the connection, and for one statement's or insert's answer
+      // (a stalled network fails after it and is retried).
+      char* end = nullptr;
+      unsigned long seconds = std::strtoul(value.c_str(), &end, 10);
+      if (value.empty() || end == nullptr || *end != '\0' || seconds < 1 || seconds > 86400) {
+        std::string message = name;
+        message += " in the destination URL must be a number of seconds from 1 to 86400, not '";
+        message += value;
+        message += "'";
+        return Error(ErrorKind::kUsage, std::move(message));
+      }
+      (name == "connect-timeout" ? options.connect_timeout : options.request_timeout) =
+          std::chrono::seconds(seconds);
     } else if (name == "password" || name == "user") {
       return Error(ErrorKind::kUsage,
                    "put the user in the destination URL as USER@HOST and the password in " +

@@ -5,9 +5,11 @@
 #include <atomic>
 #include <cstring>
 #include <mutex>
+#include <set>
 
 #include "clickhouse/gzip.h"
 #include "clickhouse/server_error.h"
+#include "common/log.h"
 
 namespace chsync::clickhouse {
 namespace {
@@ -81,6 +83,23 @@ int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
   return cancel->load(std::memory_order_relaxed) ? 1 : 0;
 }
 
+bool Has(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+/// Warns once per process and URL that an https:// destination's certificate goes unchecked.
+void WarnUnverified(const std::string& base_url) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!warned.insert(base_url).second) return;
+  log::Warn(
+      "TLS certificate verification is OFF for ClickHouse at {} (ssl-verify=0 in the destination URL): "
+      "the connection is encrypted but anyone on the network path can pose as the server and read the "
+      "data and the password; pass ssl-ca=FILE with the CA that signed the server's certificate instead",
+      base_url);
+}
+
 void GlobalInit() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -91,6 +110,7 @@ void GlobalInit() {
 Result<std::unique_ptr<HttpConnection>> HttpConnection::Create(std::string base_url, std::string user,
                                                                std::string password, ConnectOptions options) {
   GlobalInit();
+  if (!options.tls_verify && base_url.starts_with("https://")) WarnUnverified(base_url);
   CURL* curl = curl_easy_init();
   if (curl == nullptr) return Error(ErrorKind::kInternal, "curl_easy_init failed");
   return std::unique_ptr<HttpConnection>(new HttpConnection(curl, std::move(base_url), std::move(user),
@@ -180,6 +200,10 @@ Result<std::string> HttpConnection::Run(std::string_view sql, std::string_view d
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &response);
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  // A peer that vanished (cable, firewall, host gone) is noticed within about a minute while an
+  // answer is awaited, rather than at the request timeout.
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPIDLE, 15L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPINTVL, 5L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout.count()));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout.count()));
   if (!options_.tls_ca.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, options_.tls_ca.c_str());
@@ -206,8 +230,7 @@ Result<std::string> HttpConnection::Run(std::string_view sql, std::string_view d
   }
   if (rc != CURLE_OK) {
     std::string detail = curl_error[0] != '\0' ? curl_error : curl_easy_strerror(rc);
-    ErrorKind kind = rc == CURLE_SSL_CACERT_BADFILE ? ErrorKind::kConfig : ErrorKind::kNetwork;
-    return Error(kind, "cannot reach ClickHouse at " + base_url_ + ": " + detail);
+    return TransportError(static_cast<int>(rc), detail, base_url_, options_);
   }
   if (status == 200 && response.exception_code == 0) return std::move(response.body);
   if (response.exception_code == 0 && ParseExceptionCode(response.body) == 0) {
@@ -220,6 +243,52 @@ Result<std::string> HttpConnection::Run(std::string_view sql, std::string_view d
     return Error(ErrorKind::kServer, what);
   }
   return ExceptionError(base_url_, response.exception_code, response.body);
+}
+
+Error TransportError(int curl_code, std::string_view detail, std::string_view base_url,
+                     const ConnectOptions& options) {
+  const std::string where = "ClickHouse at " + std::string(base_url);
+  const bool https = base_url.starts_with("https://");
+  const std::string ca = options.tls_ca.empty() ? "the system's CA store" : "ssl-ca=" + options.tls_ca;
+  switch (curl_code) {
+    case CURLE_PEER_FAILED_VERIFICATION:
+      if (Has(detail, "subject name") || Has(detail, "host name")) {
+        return Error(ErrorKind::kConfig, "TLS certificate of " + where +
+                                             " is not for that host: " + std::string(detail) +
+                                             "; connect by a host name or IP address that the certificate "
+                                             "lists (its subjectAltName)");
+      }
+      return Error(ErrorKind::kConfig,
+                   "TLS certificate verify failed for " + where + " (checked against " + ca +
+                       "): " + std::string(detail) +
+                       "; pass ssl-ca=FILE in the destination URL with the CA certificate (PEM) that signed "
+                       "the server's certificate (ssl-verify=0 turns verification off: for tests only)");
+    case CURLE_SSL_CACERT_BADFILE:
+      return Error(ErrorKind::kConfig, "cannot use the CA file of ssl-ca=" + options.tls_ca + " for " +
+                                           where + ": " + std::string(detail) +
+                                           "; name a readable PEM file of CA certificates");
+    case CURLE_SSL_CONNECT_ERROR:
+      return Error(ErrorKind::kNetwork, "TLS handshake with " + where + " failed: " + std::string(detail) +
+                                            "; check that the port is ClickHouse's https_port (8443 by "
+                                            "default) and that the server has a certificate configured");
+    case CURLE_OPERATION_TIMEDOUT:
+      if (https && (Has(detail, "SSL") || Has(detail, "TLS"))) {
+        return Error(ErrorKind::kNetwork,
+                     "TLS handshake with " + where + " did not complete: " + std::string(detail) +
+                         "; is the port ClickHouse's https_port (8443 by default)? Its http_port (8123) "
+                         "speaks plain HTTP: use http:// there");
+      }
+      break;
+    case CURLE_RECV_ERROR:
+    case CURLE_GOT_NOTHING:
+      if (!https) {
+        return Error(ErrorKind::kNetwork, "cannot reach " + where + ": " + std::string(detail) +
+                                              " (if the port is ClickHouse's https_port, use https://)");
+      }
+      break;
+    default: break;
+  }
+  return Error(ErrorKind::kNetwork, "cannot reach " + where + ": " + std::string(detail));
 }
 
 }  // namespace chsync::clickhouse

@@ -15,7 +15,8 @@ namespace chsync::clickhouse {
 /// flag (ConnectOptions::cancel), libcurl's progress callback aborts a request in progress.
 class HttpConnection final : public Connection {
  public:
-  /// `base_url` is "http(s)://host:port/" without credentials.
+  /// `base_url` is "http(s)://host:port/" without credentials. An https:// URL with
+  /// options.tls_verify off (?ssl-verify=0) logs a warning, once per process and URL.
   static Result<std::unique_ptr<HttpConnection>> Create(std::string base_url, std::string user,
                                                         std::string password, ConnectOptions options);
   ~HttpConnection() override;
@@ -43,5 +44,13 @@ class HttpConnection final : public Connection {
   ConnectOptions options_;
   uint64_t connections_opened_ = 0;
 };
+
+/// What a failed libcurl transfer to `base_url` means, with what to do: a certificate refused
+/// (wrong CA, or a host name the certificate does not list) or a CA file that cannot be read is
+/// kConfig, since retrying cannot help; a TLS handshake that breaks or never completes (often an
+/// https:// URL pointed at the plain HTTP port) and anything else is kNetwork. `curl_code` is the
+/// CURLcode, `detail` libcurl's message.
+Error TransportError(int curl_code, std::string_view detail, std::string_view base_url,
+                     const ConnectOptions& options);
 
 }  // namespace chsync::clickhouse

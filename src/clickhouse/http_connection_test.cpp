@@ -100,5 +100,71 @@ TEST(HttpConnectionCancel, FlagAbortsARequestTheServerNeverAnswers) {
       << "the transfer itself should have been aborted: " << r.error().message();
 }
 
+// CURLcode values (curl/curl.h), spelled out so that the test reads without libcurl's header.
+constexpr int kSslConnectError = 35, kTimedOut = 28, kPeerFailedVerification = 60, kRecvError = 56,
+              kCaBadFile = 77;
+
+TEST(HttpTransportError, WrongCaSaysWhatToPass) {
+  ConnectOptions o;
+  o.tls_ca = "/etc/chsync/ch-ca.pem";
+  Error e = TransportError(kPeerFailedVerification,
+                           "SSL certificate problem: unable to get local issuer certificate",
+                           "https://ch.example:8443/", o);
+  EXPECT_EQ(e.kind(), ErrorKind::kConfig);
+  const std::string& m = e.message();
+  EXPECT_NE(m.find("TLS certificate verify failed for ClickHouse at https://ch.example:8443/"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("checked against ssl-ca=/etc/chsync/ch-ca.pem"), std::string::npos) << m;
+  EXPECT_NE(m.find("unable to get local issuer certificate"), std::string::npos) << m;
+  EXPECT_NE(m.find("pass ssl-ca=FILE"), std::string::npos) << m;
+  // Without ssl-ca the system store was used.
+  Error s = TransportError(kPeerFailedVerification, "SSL certificate problem: self-signed certificate",
+                           "https://ch.example:8443/", ConnectOptions{});
+  EXPECT_NE(s.message().find("checked against the system's CA store"), std::string::npos) << s.message();
+}
+
+TEST(HttpTransportError, HostNameMismatch) {
+  Error e = TransportError(kPeerFailedVerification,
+                           "SSL: no alternative certificate subject name matches target host name 'vm'",
+                           "https://vm:8443/", ConnectOptions{});
+  EXPECT_EQ(e.kind(), ErrorKind::kConfig);
+  EXPECT_NE(e.message().find("is not for that host"), std::string::npos) << e.message();
+  EXPECT_NE(e.message().find("subjectAltName"), std::string::npos) << e.message();
+}
+
+TEST(HttpTransportError, UnreadableCaFile) {
+  ConnectOptions o;
+  o.tls_ca = "/nonexistent/ca.pem";
+  Error e =
+      TransportError(kCaBadFile, "error setting certificate file: /nonexistent/ca.pem", "https://h:8443/", o);
+  EXPECT_EQ(e.kind(), ErrorKind::kConfig);
+  EXPECT_NE(e.message().find("cannot use the CA file of ssl-ca=/nonexistent/ca.pem"), std::string::npos)
+      << e.message();
+}
+
+TEST(HttpTransportError, HttpsToThePlainPortIsRetryableAndExplained) {
+  Error timeout = TransportError(kTimedOut, "SSL connection timeout", "https://h:8123/", ConnectOptions{});
+  EXPECT_EQ(timeout.kind(), ErrorKind::kNetwork);
+  EXPECT_NE(timeout.message().find("is the port ClickHouse's https_port"), std::string::npos)
+      << timeout.message();
+  Error handshake =
+      TransportError(kSslConnectError, "OpenSSL: wrong version number", "https://h:8123/", ConnectOptions{});
+  EXPECT_EQ(handshake.kind(), ErrorKind::kNetwork);
+  EXPECT_NE(handshake.message().find("TLS handshake with ClickHouse at https://h:8123/ failed"),
+            std::string::npos)
+      << handshake.message();
+  // Plain HTTP to the HTTPS port: the server drops the connection.
+  Error plain = TransportError(kRecvError, "Recv failure: Connection reset by peer", "http://h:8443/",
+                               ConnectOptions{});
+  EXPECT_EQ(plain.kind(), ErrorKind::kNetwork);
+  EXPECT_NE(plain.message().find("use https://"), std::string::npos) << plain.message();
+  // An ordinary timeout says nothing about TLS.
+  Error slow = TransportError(kTimedOut, "Operation timed out after 10000 milliseconds", "http://h:8123/",
+                              ConnectOptions{});
+  EXPECT_EQ(slow.message(),
+            "cannot reach ClickHouse at http://h:8123/: Operation timed out after 10000 milliseconds");
+}
+
 }  // namespace
 }  // namespace chsync::clickhouse

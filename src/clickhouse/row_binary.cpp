@@ -369,7 +369,65 @@ Result<std::string> GeometryToWkt(std::string_view srid_and_wkb) {
   return out;
 }
 
-Status EncodeCell(const MappedType& column, const Cell& cell, std::string& out) {
+namespace {
+
+/// "YYYY-MM-DD HH:MM:SS[.f…]" with `fsp` fraction digits of a DATETIME (as written) or a TIMESTAMP
+/// (its UTC instant); zero dates as 1970-01-01 00:00:00, as DateTime64 shows them.
+Result<std::string> DateTimeText(const MappedType& column, const Cell& cell) {
+  int64_t year = 1970;
+  uint32_t month = 1, day = 1, hour = 0, minute = 0, second = 0, micro = 0;
+  if (const auto* dt = std::get_if<DateTimeCell>(&cell)) {
+    // Validates the parts (EpochOf's checks), then prints them as written.
+    auto checked = EpochOf(column, cell);
+    if (!checked.ok()) return checked.error();
+    if (!IsZeroDate(dt->year, dt->month, dt->day)) {
+      year = dt->year;
+      month = dt->month;
+      day = dt->day;
+      hour = dt->hour;
+      minute = dt->minute;
+      second = dt->second;
+      micro = dt->microsecond;
+    }
+  } else if (const auto* e = std::get_if<EpochCell>(&cell)) {
+    if (e->microsecond > 999999)
+      return Bad("microsecond part " + std::to_string(e->microsecond) + " out of range");
+    // TIMESTAMP's range is 1970..2038; anything within years 0..9999 prints the same way.
+    static constexpr int64_t kFirst = DaysFromCivil(0, 1, 1) * 86400;
+    static constexpr int64_t kLast = DaysFromCivil(9999, 12, 31) * 86400 + 86399;
+    if (e->seconds < kFirst || e->seconds > kLast) {
+      return Bad("timestamp " + std::to_string(e->seconds) + " is outside years 0000..9999");
+    }
+    int64_t days = e->seconds >= 0 ? e->seconds / 86400 : -((-e->seconds + 86399) / 86400);
+    int64_t in_day = e->seconds - days * 86400;
+    CivilDate date = CivilFromDays(days);
+    year = date.year;
+    month = date.month;
+    day = date.day;
+    hour = static_cast<uint32_t>(in_day / 3600);
+    minute = static_cast<uint32_t>(in_day / 60 % 60);
+    second = static_cast<uint32_t>(in_day % 60);
+    micro = e->microsecond;
+  } else {
+    return WrongInput(column, cell);
+  }
+  char text[40];
+  int n = std::snprintf(text, sizeof(text), "%04d-%02u-%02u %02u:%02u:%02u", static_cast<int>(year), month,
+                        day, hour, minute, second);
+  std::string s(text, static_cast<size_t>(n));
+  uint32_t fsp = std::min<uint32_t>(column.scale, 6);
+  if (fsp > 0) {
+    char frac[8];
+    std::snprintf(frac, sizeof(frac), "%06u", micro);
+    s += '.';
+    s.append(frac, fsp);
+  }
+  return s;
+}
+
+}  // namespace
+
+Status EncodeCell(const MappedType& column, const Cell& cell, std::string& out, ClampCounts* clamped) {
   const bool is_null = std::holds_alternative<NullCell>(cell);
   if (column.encoding == Encoding::kFloat32Array && is_null) {
     PutVarUInt(0, out);
@@ -419,6 +477,7 @@ Status EncodeCell(const MappedType& column, const Cell& cell, std::string& out) 
       if (d == nullptr) return WrongInput(column, cell);
       CHSYNC_RETURN_IF_ERROR(CheckDateParts(d->year, d->month, d->day));
       int64_t days = IsZeroDate(d->year, d->month, d->day) ? 0 : DaysFromCivil(d->year, d->month, d->day);
+      const int64_t given = days;
       if (column.encoding == Encoding::kDate) {
         days = std::clamp<int64_t>(days, 0, kLastOldDay);
         PutFixed(static_cast<uint16_t>(days), out);
@@ -428,12 +487,19 @@ Status EncodeCell(const MappedType& column, const Cell& cell, std::string& out) 
         days = std::clamp<int64_t>(days, kMin, kMax);
         PutFixed(static_cast<int32_t>(days), out);
       }
+      if (days != given && clamped != nullptr) ++clamped->dates;
       return Status::Ok();
     }
     case Encoding::kDateTime: {
       CHSYNC_ASSIGN_OR_RETURN(auto epoch, EpochOf(column, cell));
       int64_t seconds = std::clamp<int64_t>(epoch.first, 0, kLastOldDay * 86400 + 86399);
+      if (seconds != epoch.first && clamped != nullptr) ++clamped->datetimes;
       PutFixed(static_cast<uint32_t>(seconds), out);
+      return Status::Ok();
+    }
+    case Encoding::kDateTimeText: {
+      CHSYNC_ASSIGN_OR_RETURN(std::string text, DateTimeText(column, cell));
+      PutString(text, out);
       return Status::Ok();
     }
     case Encoding::kDateTime64: {
@@ -548,8 +614,9 @@ Status RowBinaryEncoder::AppendRow(std::span<const Cell> row) {
                                            std::to_string(columns_.size()) + " columns");
   }
   const size_t mark = data_.size();
+  ClampCounts clamped;
   for (size_t i = 0; i < row.size(); ++i) {
-    Status s = EncodeCell(columns_[i], row[i], data_);
+    Status s = EncodeCell(columns_[i], row[i], data_, &clamped);
     if (!s.ok()) {
       data_.resize(mark);
       s.error().AddContext("column " + std::to_string(i + 1) + " (" + columns_[i].type + ")");
@@ -557,6 +624,7 @@ Status RowBinaryEncoder::AppendRow(std::span<const Cell> row) {
     }
   }
   ++rows_;
+  clamped_ += clamped;
   return Status::Ok();
 }
 

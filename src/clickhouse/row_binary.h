@@ -4,6 +4,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -62,6 +63,21 @@ struct TimeCell {
 using Cell = std::variant<NullCell, int64_t, uint64_t, double, DecimalCell, std::string_view, DateCell,
                           DateTimeCell, EpochCell, TimeCell>;
 
+/// How many values an encoder clamped into its ClickHouse type's range (docs/types.md): dates into
+/// Date (1970-01-01..2105-12-31) or Date32 (1900-01-01..2299-12-31), DATETIME/TIMESTAMP values into
+/// DateTime. Zero dates (written as 1970-01-01) are not counted.
+struct ClampCounts {
+  uint64_t dates = 0;
+  uint64_t datetimes = 0;
+
+  bool empty() const { return dates == 0 && datetimes == 0; }
+  ClampCounts& operator+=(const ClampCounts& other) {
+    dates += other.dates;
+    datetimes += other.datetimes;
+    return *this;
+  }
+};
+
 /// Builds a RowBinary body for one INSERT with a fixed column list: exact for every mapped type
 /// (decimals from their digits, DateTime64 as ticks, enums by index, bytes untouched). Values
 /// outside a ClickHouse type's range are handled as docs/types.md says (dates clamp, zero dates
@@ -94,15 +110,21 @@ class RowBinaryEncoder {
     data_.clear();
     rows_ = 0;
   }
+  /// The values clamped in the rows appended since the last call (rows refused are not counted),
+  /// and starts counting again from zero. TakeData() and Clear() leave the counts alone.
+  ClampCounts TakeClamped() { return std::exchange(clamped_, ClampCounts{}); }
 
  private:
   std::vector<MappedType> columns_;
   std::string data_;
   size_t rows_ = 0;
+  ClampCounts clamped_;
 };
 
-/// Appends one value of `column` to `out`; on error `out` may hold a partial value.
-Status EncodeCell(const MappedType& column, const Cell& cell, std::string& out);
+/// Appends one value of `column` to `out`; on error `out` may hold a partial value. A value
+/// clamped into the type's range is counted in `*clamped` when given.
+Status EncodeCell(const MappedType& column, const Cell& cell, std::string& out,
+                  ClampCounts* clamped = nullptr);
 
 /// WKT ("POINT(1 2)") of a MySQL GEOMETRY value (4-byte SRID + WKB). Fails (kCorrupt) on
 /// truncated or malformed WKB, naming the byte offset.

@@ -122,6 +122,75 @@ TEST(RowBinaryTest, DateTimeClampsToItsRange) {
   EXPECT_EQ(Encode(Type(Encoding::kDateTime), EpochCell{1, 999999}), Bytes({1, 0, 0, 0}));
 }
 
+std::string Text(std::string_view s) {
+  return std::string(1, static_cast<char>(s.size())) + std::string(s);
+}
+
+TEST(RowBinaryTest, DateTimeTextIsWhatDateTime64Shows) {
+  const MappedType six = Type(Encoding::kDateTimeText, false, 0, 6);
+  const MappedType three = Type(Encoding::kDateTimeText, false, 0, 3);
+  EXPECT_EQ(Encode(six, DateTimeCell{2024, 6, 15, 12, 34, 56, 789123}), Text("2024-06-15 12:34:56.789123"));
+  EXPECT_EQ(Encode(three, DateTimeCell{2024, 6, 15, 12, 34, 56, 789000}), Text("2024-06-15 12:34:56.789"));
+  EXPECT_EQ(Encode(six, DateTimeCell{2024, 6, 15, 1, 2, 3, 5}), Text("2024-06-15 01:02:03.000005"));
+  // DATETIME as written, however far outside 1970..2105: nothing clamped.
+  EXPECT_EQ(Encode(six, DateTimeCell{1000, 1, 1, 0, 0, 0, 1}), Text("1000-01-01 00:00:00.000001"));
+  EXPECT_EQ(Encode(six, DateTimeCell{9999, 12, 31, 23, 59, 59, 999999}), Text("9999-12-31 23:59:59.999999"));
+  // Zero dates as DateTime64 holds them (the epoch).
+  EXPECT_EQ(Encode(three, DateTimeCell{}), Text("1970-01-01 00:00:00.000"));
+  EXPECT_EQ(Encode(three, DateTimeCell{2024, 0, 0, 0, 0, 0, 0}), Text("1970-01-01 00:00:00.000"));
+  // TIMESTAMP: the UTC instant.
+  const int64_t seconds = 19889LL * 86400 + 12 * 3600 + 34 * 60 + 56;
+  EXPECT_EQ(Encode(three, EpochCell{seconds, 789000}), Text("2024-06-15 12:34:56.789"));
+  EXPECT_EQ(Encode(six, EpochCell{0, 0}), Text("1970-01-01 00:00:00.000000"));
+  EXPECT_EQ(Encode(six, EpochCell{2147483647, 999999}), Text("2038-01-19 03:14:07.999999"));
+  // Nullable, and bad input refused.
+  EXPECT_EQ(Encode(Type(Encoding::kDateTimeText, true, 0, 3), NullCell{}), Bytes({1}));
+  EXPECT_FALSE(EncodeStatus(six, DateTimeCell{2024, 13, 1, 0, 0, 0, 0}).ok());
+  EXPECT_FALSE(EncodeStatus(six, DateTimeCell{2024, 1, 1, 24, 0, 0, 0}).ok());
+  EXPECT_FALSE(EncodeStatus(six, EpochCell{0, 1000000}).ok());
+  EXPECT_FALSE(EncodeStatus(six, EpochCell{INT64_MAX, 0}).ok());
+  EXPECT_FALSE(EncodeStatus(six, DateCell{2024, 1, 1}).ok());
+  // Sortable as text: the same order as the instants.
+  EXPECT_LT(Encode(six, DateTimeCell{999, 12, 31, 23, 59, 59, 0}).substr(1),
+            Encode(six, DateTimeCell{1000, 1, 1, 0, 0, 0, 0}).substr(1));
+}
+
+TEST(RowBinaryTest, ClampedValuesAreCounted) {
+  ClampCounts counts;
+  std::string out;
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDate), DateCell{1000, 1, 1}, out, &counts).ok());
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDate), DateCell{9999, 12, 31}, out, &counts).ok());
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDate), DateCell{2024, 1, 1}, out, &counts).ok());
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDate), DateCell{2105, 12, 31}, out, &counts).ok());
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDate), DateCell{}, out, &counts).ok());  // zero date: not clamped
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDate32), DateCell{1899, 12, 31}, out, &counts).ok());
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDate32), DateCell{1900, 1, 1}, out, &counts).ok());
+  EXPECT_EQ(counts.dates, 3u);
+  EXPECT_EQ(counts.datetimes, 0u);
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDateTime), DateTimeCell{1000, 1, 1, 0, 0, 0, 0}, out, &counts).ok());
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDateTime), DateTimeCell{2106, 1, 1, 0, 0, 0, 0}, out, &counts).ok());
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDateTime), DateTimeCell{1970, 1, 1, 0, 0, 0, 0}, out, &counts).ok());
+  ASSERT_TRUE(EncodeCell(Type(Encoding::kDateTime), DateTimeCell{}, out, &counts).ok());
+  ASSERT_TRUE(
+      EncodeCell(Type(Encoding::kDateTime64, false, 0, 6), DateTimeCell{1000, 1, 1, 0, 0, 0, 0}, out, &counts)
+          .ok());
+  EXPECT_EQ(counts.datetimes, 2u);
+  EXPECT_EQ(counts.dates, 3u);
+
+  // The encoder counts the rows it keeps, not the ones it refuses, until TakeClamped().
+  RowBinaryEncoder enc({Type(Encoding::kDate), Type(Encoding::kDateTime), Type(Encoding::kInt8)});
+  std::vector<Cell> kept = {DateCell{1000, 1, 1}, DateTimeCell{9999, 1, 1, 0, 0, 0, 0}, int64_t{1}};
+  std::vector<Cell> refused = {DateCell{1000, 1, 1}, DateTimeCell{9999, 1, 1, 0, 0, 0, 0}, int64_t{1000}};
+  ASSERT_TRUE(enc.AppendRow(kept).ok());
+  ASSERT_FALSE(enc.AppendRow(refused).ok());
+  ASSERT_TRUE(enc.AppendRow(kept).ok());
+  enc.TakeData();
+  ClampCounts taken = enc.TakeClamped();
+  EXPECT_EQ(taken.dates, 2u);
+  EXPECT_EQ(taken.datetimes, 2u);
+  EXPECT_TRUE(enc.TakeClamped().empty());
+}
+
 TEST(RowBinaryTest, TimeAsText) {
   EXPECT_EQ(Encode(Type(Encoding::kTimeText, false, 0, 0), TimeCell{true, 838, 59, 59, 0}), "\x0A-838:59:59");
   EXPECT_EQ(Encode(Type(Encoding::kTimeText, false, 0, 1), TimeCell{false, 1, 2, 3, 500000}),

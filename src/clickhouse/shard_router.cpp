@@ -125,6 +125,7 @@ bool IsStringEncoding(Encoding e) {
     case Encoding::kString:
     case Encoding::kDecimalText:
     case Encoding::kTimeText:
+    case Encoding::kDateTimeText:
     case Encoding::kSetText:
     case Encoding::kWkt:
     case Encoding::kIPv4Text:

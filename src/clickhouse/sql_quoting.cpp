@@ -55,4 +55,30 @@ std::string QuoteString(std::string_view value) {
   return out;
 }
 
+std::vector<std::string> SplitTabSeparated(std::string_view line) {
+  std::vector<std::string> fields(1);
+  for (size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (c == '\t') {
+      fields.emplace_back();
+    } else if (c == '\\' && i + 1 < line.size()) {
+      char e = line[++i];
+      switch (e) {
+        case 't': fields.back() += '\t'; break;
+        case 'n': fields.back() += '\n'; break;
+        case 'r': fields.back() += '\r'; break;
+        case 'b': fields.back() += '\b'; break;
+        case 'f': fields.back() += '\f'; break;
+        case '0': fields.back() += '\0'; break;
+        case 'a': fields.back() += '\a'; break;
+        case 'v': fields.back() += '\v'; break;
+        default: fields.back() += e; break;  // \\ \' and anything else: the character itself
+      }
+    } else {
+      fields.back() += c;
+    }
+  }
+  return fields;
+}
+
 }  // namespace chsync::clickhouse

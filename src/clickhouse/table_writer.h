@@ -41,6 +41,13 @@ class TableWriter {
   /// The rows of the largest INSERT the collected rows make: rows(), or when routed the most that
   /// one shard has (what batch limits measure: the size of a part on the server).
   size_t batch_rows() const;
+  /// The values clamped into their ClickHouse type's range in the rows appended since the last call
+  /// (RowBinaryEncoder::TakeClamped, over every shard's encoder).
+  ClampCounts TakeClamped() {
+    ClampCounts total;
+    for (RowBinaryEncoder& e : encoders_) total += e.TakeClamped();
+    return total;
+  }
   /// The mapped type of each source column, in schema order.
   const std::vector<MappedType>& types() const { return types_; }
   /// "INSERT INTO `db`.`t` (…) FORMAT RowBinary".

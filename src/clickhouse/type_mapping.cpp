@@ -110,6 +110,15 @@ Result<MappedType> MapBase(const schema::Column& column, const Capabilities& cap
         m.scale = fsp;
         return m;
       }
+      if (fsp > 0 && caps.datetime_fallback_text) {
+        MappedType m = Plain("String", Encoding::kDateTimeText);
+        m.scale = fsp;
+        m.fallback_note = column.TypeText() + " kept as exact text 'YYYY-MM-DD HH:MM:SS." +
+                          std::string(fsp, 'f') +
+                          "' in a String (datetime_fallback: string): DateTime64 needs ClickHouse " +
+                          FirstVersionWith("datetime64").ToString() + " or later";
+        return m;
+      }
       MappedType m = Plain("DateTime('UTC')", Encoding::kDateTime);
       m.fallback_note =
           "DATETIME/TIMESTAMP as DateTime (whole seconds, 1970..2105, clamped): DateTime64 needs "

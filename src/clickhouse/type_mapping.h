@@ -23,15 +23,19 @@ enum class Encoding {
   kUInt64,
   kFloat32,
   kFloat64,
-  kDecimal32,     ///< Decimal(P ≤ 9, S): Int32 of the value × 10^S
-  kDecimal64,     ///< Decimal(P ≤ 18, S)
-  kDecimal128,    ///< Decimal(P ≤ 38, S)
-  kDecimal256,    ///< Decimal(P ≤ 76, S)
-  kDecimalText,   ///< String holding the exact decimal digits (server without Decimal256)
-  kDate,          ///< Date: UInt16 days since 1970-01-01, clamped to 1970-01-01..2105-12-31
-  kDate32,        ///< Date32: Int32 days since 1970-01-01, clamped to 1900-01-01..2299-12-31
-  kDateTime,      ///< DateTime('UTC'): UInt32 seconds, clamped to 1970-01-01..2105-12-31 23:59:59
-  kDateTime64,    ///< DateTime64(fsp, 'UTC'): Int64 ticks of 10^-fsp s
+  kDecimal32,    ///< Decimal(P ≤ 9, S): Int32 of the value × 10^S
+  kDecimal64,    ///< Decimal(P ≤ 18, S)
+  kDecimal128,   ///< Decimal(P ≤ 38, S)
+  kDecimal256,   ///< Decimal(P ≤ 76, S)
+  kDecimalText,  ///< String holding the exact decimal digits (server without Decimal256)
+  kDate,         ///< Date: UInt16 days since 1970-01-01, clamped to 1970-01-01..2105-12-31
+  kDate32,       ///< Date32: Int32 days since 1970-01-01, clamped to 1900-01-01..2299-12-31
+  kDateTime,     ///< DateTime('UTC'): UInt32 seconds, clamped to 1970-01-01..2105-12-31 23:59:59
+  kDateTime64,   ///< DateTime64(fsp, 'UTC'): Int64 ticks of 10^-fsp s
+  /// String "YYYY-MM-DD HH:MM:SS.f…" with `scale` fraction digits: what DateTime64(scale) would
+  /// show (TIMESTAMP as the UTC instant, DATETIME as written, zero dates as 1970-01-01 00:00:00),
+  /// unclamped (server without DateTime64, datetime_fallback: string)
+  kDateTimeText,
   kTimeText,      ///< String "[-]HH:MM:SS[.f…]" as MySQL prints a TIME
   kString,        ///< String: bytes as they are
   kEnum8,         ///< Enum8: Int8 of the MySQL 1-based index (0 = the empty error value)

@@ -101,6 +101,32 @@ TEST(TypeMappingTest, FallbacksAreExplained) {
   EXPECT_TRUE(exact->fallback_note.empty());
 }
 
+TEST(TypeMappingTest, DateTimeFallbackStringKeepsFractionsAsText) {
+  Capabilities text = kOld;
+  text.datetime_fallback_text = true;
+  auto dt6 = MapColumn(Col("a", ColumnType::kDateTime).Fsp(6).NotNull(), text);
+  ASSERT_TRUE(dt6.ok());
+  EXPECT_EQ(dt6->type, "String");
+  EXPECT_EQ(dt6->encoding, Encoding::kDateTimeText);
+  EXPECT_EQ(dt6->scale, 6u);
+  EXPECT_NE(dt6->fallback_note.find("datetime_fallback: string"), std::string::npos) << dt6->fallback_note;
+  auto ts3 = MapColumn(Col("a", ColumnType::kTimestamp).Fsp(3), text);
+  ASSERT_TRUE(ts3.ok());
+  EXPECT_EQ(ts3->type, "Nullable(String)");
+  EXPECT_EQ(ts3->scale, 3u);
+  // Whole seconds lose nothing in DateTime: they stay DateTime.
+  auto dt0 = MapColumn(Col("a", ColumnType::kDateTime).Fsp(0).NotNull(), text);
+  ASSERT_TRUE(dt0.ok());
+  EXPECT_EQ(dt0->type, "DateTime('UTC')");
+  // The default drops the fraction; a server with DateTime64 ignores the choice.
+  EXPECT_EQ(MapColumn(Col("a", ColumnType::kDateTime).Fsp(6).NotNull(), kOld)->type, "DateTime('UTC')");
+  Capabilities new_text = kNew;
+  new_text.datetime_fallback_text = true;
+  EXPECT_EQ(MapColumn(Col("a", ColumnType::kDateTime).Fsp(6).NotNull(), new_text)->type,
+            "DateTime64(6, 'UTC')");
+  EXPECT_FALSE(FromVersion({18, 16, 1, 0}).datetime_fallback_text);
+}
+
 TEST(TypeMappingTest, UnknownTypeIsUnsupported) {
   Col col("weird", ColumnType::kUnknown);
   col.c.type_spelling = "FOOTYPE";

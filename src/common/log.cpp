@@ -1,12 +1,16 @@
 #include "common/log.h"
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
 #include <mutex>
 
 #include "common/json_text.h"
+#include "common/redact.h"
 
 namespace chsync::log {
 namespace {
@@ -70,7 +74,8 @@ Format GetFormat() {
   return g_format.load(std::memory_order_relaxed);
 }
 
-std::string FormatLine(Format format, Level level, int64_t unix_ms, std::string_view message) {
+std::string FormatLine(Format format, Level level, int64_t unix_ms, std::string_view raw_message) {
+  const std::string message = Redact(raw_message);
   std::string line;
   if (format == Format::kJson) {
     line.reserve(message.size() + 64);
@@ -99,7 +104,16 @@ void Write(Level level, std::string_view message) {
   std::string line = FormatLine(GetFormat(), level, static_cast<int64_t>(ms), message);
   line += '\n';
   std::lock_guard<std::mutex> lock(g_mutex);
-  std::fwrite(line.data(), 1, line.size(), stderr);
+  // Straight to the descriptor: the line is redacted already, and the CLI's stderr stream, which
+  // redacts what passes through it (cli/main.cpp), must not touch a JSON line's structure.
+  std::fflush(stderr);
+  size_t done = 0;
+  while (done < line.size()) {
+    ssize_t n = ::write(STDERR_FILENO, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // nowhere to report it
+    done += static_cast<size_t>(n);
+  }
 }
 
 }  // namespace chsync::log

@@ -23,13 +23,14 @@ enum class Format { kText, kJson };
 void SetFormat(Format format);
 Format GetFormat();
 
-/// Writes one line in the current format to stderr, in one write under a lock (lines of several
-/// threads never interleave). Messages carry no secrets: URLs are redacted before they are logged.
-/// Thread-safe.
+/// Writes one line in the current format to stderr (the descriptor), in one write under a lock
+/// (lines of several threads never interleave). Messages carry no secrets: the message goes
+/// through Redact (common/redact.h) before it is laid out. Thread-safe.
 void Write(Level level, std::string_view message);
 
 /// The line Write writes for `message` at `unix_ms` (milliseconds since 1970, UTC), without the
-/// newline. For tests and for writers that need the same layout elsewhere.
+/// newline: the message redacted, then laid out. For tests and for writers that need the same
+/// layout elsewhere.
 std::string FormatLine(Format format, Level level, int64_t unix_ms, std::string_view message);
 
 template <typename... Args>

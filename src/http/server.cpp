@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/redact.h"
 #include "common/url.h"
 
 namespace chsync::http {
@@ -49,6 +50,7 @@ void SetQueryError(httplib::Response& res, int status, int code, std::string_vie
     body = "Code: " + std::to_string(code) + ". DB::Exception: " + std::string(message);
   }
   if (body.empty() || body.back() != '\n') body += '\n';
+  body = Redact(body);  // a server's error may echo what it was given
   res.status = status;
   res.set_header("X-ClickHouse-Exception-Code", std::to_string(code));
   SetBody(res, std::move(body), "text/plain; charset=UTF-8");
@@ -144,14 +146,14 @@ struct Server::Impl {
     if (path == "/ping") return SetText(res, 200, "Ok.\n");
     if (path == "/metrics") {
       res.status = 200;
-      SetBody(res, handlers.metrics(), kMetricsType);
+      SetBody(res, Redact(handlers.metrics()), kMetricsType);  // labels hold names and messages
       return;
     }
     ReadyState state = handlers.ready();
     if (state.ready) return SetText(res, 200, "ready\n");
     std::string reason = state.reason.empty() ? std::string("not ready") : state.reason;
     if (reason.back() != '\n') reason += '\n';
-    SetText(res, 503, std::move(reason));
+    SetText(res, 503, Redact(reason));
   }
 
   /// GET / (status page or query) and POST / (query).
@@ -165,7 +167,7 @@ struct Server::Impl {
       if (!handlers.status_page) return SetText(res, 404, "Not Found: /\n");
       res.status = 200;
       res.set_header("Cache-Control", "no-store");
-      SetBody(res, handlers.status_page(), kHtmlType);
+      SetBody(res, Redact(handlers.status_page()), kHtmlType);
       return;
     }
     if (!handlers.query) return SetText(res, 404, "Not Found: no query endpoint here\n");

@@ -308,6 +308,23 @@ TEST_F(ServerTest, QueryErrorLooksLikeClickHouse) {
   EXPECT_EQ(res->get_header_value("X-ClickHouse-Exception-Code"), "62");
 }
 
+TEST_F(ServerTest, NoPasswordInMetricsStatusPageReadinessOrErrors) {
+  Handlers h = AllHandlers();
+  h.metrics = [] { return std::string("chsync_info{source=\"mysql://repl:Zq7m@db:3306\"} 1\n"); };
+  h.status_page = [] { return std::string("<p>last error: Unknown database '/repl:Zq7s@db:3307'</p>"); };
+  h.ready = [] { return ReadyState{false, "cannot reach http://default:Zq7r@ch:8123"}; };
+  h.query = [](const QueryRequest&) {
+    return QueryResult{false, "Code: 516. DB::Exception: echo of u:Zq7q@h", 516, 0};
+  };
+  Start(std::move(h));
+  for (const char* path : {"/metrics", "/", "/readyz", "/?query=SELECT%201"}) {
+    auto res = client_->Get(path);
+    ASSERT_TRUE(res) << path;
+    EXPECT_EQ(res->body.find("Zq7"), std::string::npos) << path << ": " << res->body;
+    EXPECT_NE(res->body.find(":***@"), std::string::npos) << path << ": " << res->body;
+  }
+}
+
 TEST_F(ServerTest, QueryErrorDefaultsTo500AndKeepsAFullClickHouseMessage) {
   Handlers h = AllHandlers();
   h.query = [](const QueryRequest&) {

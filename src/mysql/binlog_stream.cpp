@@ -1,10 +1,13 @@
 #include "mysql/binlog_stream.h"
 
 #include <mariadb/mysql.h>
-// mariadb_rpl.h needs the types of mysql.h first.
+// mariadb_rpl.h and ma_pvio.h need the types of mysql.h first.
+#include <mariadb/ma_pvio.h>
 #include <mariadb/mariadb_rpl.h>
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <limits>
 
@@ -25,6 +28,22 @@ constexpr int kErrorMasterFatalReadingBinlog = 1236;
 /// What mysql_net_read_packet returns on a failed read or an error packet: packet_error,
 /// ((unsigned int)-1), widened.
 constexpr unsigned long kPacketError = 0xFFFFFFFFUL;
+
+/// How long a stream that asked for heartbeats waits for a packet before it calls the connection
+/// dead: eight heartbeat periods, at least 10 s, at most the connection's read timeout. A network
+/// that stalls (packets dropped, a proxy that hangs) otherwise keeps the read waiting for the whole
+/// read timeout (600 s by default), and the pipe with it.
+unsigned StallTimeoutSeconds(uint32_t heartbeat_ms, unsigned read_timeout_s) {
+  unsigned s = std::max(10U, static_cast<unsigned>((uint64_t{heartbeat_ms} * 8 + 999) / 1000));
+  return read_timeout_s == 0 ? s : std::min(s, read_timeout_s);
+}
+
+/// The read timeout of the connection's socket now, in milliseconds (0: none or unknown).
+int ReadTimeoutMs(MYSQL* mysql) {
+  MARIADB_PVIO* pvio = mysql->net.pvio;
+  if (pvio == nullptr) return 0;
+  return std::max(0, pvio->timeout[PVIO_READ_TIMEOUT]);
+}
 
 /// The version of `server_version`; "5.5.5-10.11.2-MariaDB" (the replication-compatible prefix
 /// some MariaDB servers send) yields the MariaDB version.
@@ -193,6 +212,14 @@ Status BinlogStream::Prepare(const BinlogStreamOptions& options) {
     std::string ns = std::to_string(uint64_t{options.heartbeat_ms} * 1000000);
     CHSYNC_RETURN_IF_ERROR(c.Execute("SET @master_heartbeat_period = " + ns));
     if (source_names) CHSYNC_RETURN_IF_ERROR(c.Execute("SET @source_heartbeat_period = " + ns));
+    // With heartbeats, silence means a dead or stalled connection long before the read timeout
+    // that queries need: the socket's read timeout becomes a few heartbeat periods.
+    MARIADB_PVIO* pvio = c.handle()->net.pvio;
+    if (pvio != nullptr && pvio->methods != nullptr && pvio->methods->set_timeout != nullptr) {
+      pvio->methods->set_timeout(
+          pvio, PVIO_READ_TIMEOUT,
+          static_cast<int>(StallTimeoutSeconds(options.heartbeat_ms, c.options().read_timeout_s)));
+    }
   }
 
   // For the message if the start position turns out to be purged; without the privilege the
@@ -357,8 +384,21 @@ Result<StreamEvent> BinlogStream::Next() {
   // types it does not know (MariaDB 12.3's PARTIAL_ROW_DATA, MySQL 8.3's GTID_TAGGED, ...),
   // while the decoder handles them or skips them by their size.
   MYSQL* mysql = conn_->handle();
+  // Read before: a failed read closes the connection's socket.
+  const int timeout_ms = ReadTimeoutMs(mysql);
+  const auto read_start = std::chrono::steady_clock::now();
   unsigned long length = mysql_net_read_packet(mysql);
-  if (length == kPacketError) return FetchError();
+  if (length == kPacketError) {
+    Error e = FetchError();
+    const auto waited = std::chrono::steady_clock::now() - read_start;
+    if (e.kind() == ErrorKind::kNetwork && timeout_ms > 0 &&
+        waited >= std::chrono::milliseconds(timeout_ms - timeout_ms / 10)) {
+      e.AddContext("nothing arrived from MySQL server " + conn_->options().Address() + " for " +
+                   std::to_string(std::chrono::duration_cast<std::chrono::seconds>(waited).count()) +
+                   " s, not even a heartbeat: the network or the server stalls");
+    }
+    return e;
+  }
   const auto* packet = reinterpret_cast<const char*>(mysql->net.read_pos);
   if (length == 0) {
     return Error(ErrorKind::kCorrupt,

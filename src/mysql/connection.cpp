@@ -5,8 +5,13 @@
 #include <mariadb/mysqld_error.h>
 
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace chsync::mysql {
 namespace {
@@ -15,6 +20,16 @@ bool IsNetworkErrno(unsigned code) {
   return code == CR_CONNECTION_ERROR || code == CR_CONN_HOST_ERROR || code == CR_SERVER_GONE_ERROR ||
          code == CR_SERVER_LOST || code == CR_UNKNOWN_HOST || code == CR_IPSOCK_ERROR ||
          code == CR_SERVER_LOST_EXTENDED;
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool Contains(std::string_view text, std::string_view part) {
+  return Lower(text).find(part) != std::string::npos;
 }
 
 bool IsAuthErrno(unsigned code) {
@@ -45,19 +60,56 @@ Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env) 
   }
   if (url.path.size() > 1) o.database = url.path.substr(1);
   CHSYNC_ASSIGN_OR_RETURN(auto params, ParseQueryParams(url.query));
+  bool tls_off = false;
+  bool verify_mode = false;
+  std::string mode_text;
   for (const auto& [key, value] : params) {
     if (key == "ssl" || key == "ssl-mode" || key == "sslmode") {
-      o.tls_required = value == "1" || value == "true" || value == "required" || value == "REQUIRED" ||
-                       value == "verify_ca" || value == "VERIFY_CA" || value == "verify_identity";
+      std::string v = Lower(value);
+      mode_text = key;
+      mode_text += "=";
+      mode_text += value;
+      if (v == "0" || v == "false" || v == "disabled") {
+        tls_off = true;
+      } else if (v == "1" || v == "true" || v == "required") {
+        o.tls_required = true;
+      } else if (v == "verify_ca" || v == "verify_identity") {
+        o.tls_required = true;
+        verify_mode = true;
+      } else {
+        return Error(ErrorKind::kUsage, fmt::format("source URL parameter {}='{}' is not one of 0, false, "
+                                                    "disabled, 1, true, required, verify_ca, verify_identity",
+                                                    key, value));
+      }
     } else if (key == "ssl-ca" || key == "sslca") {
+      if (value.empty())
+        return Error(ErrorKind::kUsage, "source URL parameter ssl-ca needs a file: ssl-ca=FILE");
       o.tls_ca = value;
       o.tls_required = true;
     } else if (key == "connect-timeout") {
       o.connect_timeout_s = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
+    } else if (key == "read-timeout") {
+      // Seconds a query waits for the server's answer (the binlog stream waits less: heartbeats).
+      o.read_timeout_s = static_cast<unsigned>(std::strtoul(value.c_str(), nullptr, 10));
+      if (o.read_timeout_s == 0) {
+        return Error(ErrorKind::kUsage,
+                     "read-timeout in the source URL must be a number of seconds, not '" + value + "'");
+      }
     } else {
-      return Error(ErrorKind::kUsage,
-                   "unknown source URL parameter '" + key + "' (known: ssl, ssl-ca, connect-timeout)");
+      return Error(ErrorKind::kUsage, "unknown source URL parameter '" + key +
+                                          "' (known: ssl, ssl-ca, connect-timeout, read-timeout)");
     }
+  }
+  if (tls_off && o.tls_required) {
+    return Error(ErrorKind::kUsage, "source URL says " + mode_text +
+                                        " and asks for TLS with ssl-ca or another ssl parameter: keep one");
+  }
+  if (verify_mode && o.tls_ca.empty()) {
+    return Error(ErrorKind::kUsage,
+                 "source URL says " + mode_text +
+                     " but names no CA: add ssl-ca=FILE, the CA certificate (PEM) that signed the "
+                     "server's certificate (for a public CA, the system bundle, e.g. "
+                     "/etc/ssl/certs/ca-certificates.crt on Debian)");
   }
   return o;
 }
@@ -92,7 +144,40 @@ Error Connection::LastError(std::string_view what) const {
   return Error(kind, std::move(message), static_cast<int>(code));
 }
 
+Error TlsConnectError(const ConnectOptions& options, std::string_view detail, unsigned code) {
+  const std::string where = "MySQL server " + options.Address();
+  const std::string suffix =
+      detail.empty() ? "" : ": " + std::string(detail) + " (error " + std::to_string(code) + ")";
+  if (Contains(detail, "does not support") || Contains(detail, "not offer")) {
+    return Error(ErrorKind::kConfig,
+                 where + " offers no TLS, but the source URL asks for it (ssl=required or ssl-ca)" + suffix +
+                     "; enable TLS on the server (ssl_cert, ssl_key and ssl_ca in its configuration) or "
+                     "take ssl and ssl-ca out of the source URL",
+                 static_cast<int>(code));
+  }
+  if (Contains(detail, "certificate") || Contains(detail, "validation") || Contains(detail, "verify") ||
+      Contains(detail, "issuer")) {
+    return Error(ErrorKind::kConfig,
+                 "TLS certificate verify failed for " + where + " (checked against ssl-ca=" + options.tls_ca +
+                     ")" + suffix +
+                     "; pass ssl-ca=FILE with the CA certificate that signed the server's certificate, and "
+                     "connect by a host name or IP address that the certificate lists",
+                 static_cast<int>(code));
+  }
+  return Error(ErrorKind::kNetwork, "TLS handshake with " + where + " failed" + suffix,
+               static_cast<int>(code));
+}
+
 Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& options) {
+  if (!options.tls_ca.empty()) {
+    // Connector/C reports an unreadable CA file as a bare "No such file or directory".
+    std::FILE* ca = std::fopen(options.tls_ca.c_str(), "r");
+    if (ca == nullptr) {
+      return Error(ErrorKind::kConfig, "cannot read the CA file '" + options.tls_ca +
+                                           "' named by ssl-ca in the source URL: " + std::strerror(errno));
+    }
+    std::fclose(ca);
+  }
   MYSQL* mysql = mysql_init(nullptr);
   if (mysql == nullptr) return Error(ErrorKind::kInternal, "mysql_init failed: out of memory");
   unsigned ct = options.connect_timeout_s, rt = options.read_timeout_s, wt = options.write_timeout_s;
@@ -115,14 +200,38 @@ Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& optio
   if (mysql_real_connect(mysql, options.host.c_str(), options.user.c_str(), options.password.c_str(),
                          options.database.empty() ? nullptr : options.database.c_str(), options.port, nullptr,
                          CLIENT_MULTI_RESULTS) == nullptr) {
+    if (mysql_errno(mysql) == CR_SSL_CONNECTION_ERROR) {
+      return TlsConnectError(options, mysql_error(mysql), mysql_errno(mysql));
+    }
     Error e = conn->LastError("cannot connect as user '" + options.user + "'");
     if (e.kind() == ErrorKind::kServer && mysql_errno(mysql) >= 2000)
       e = Error(ErrorKind::kNetwork, e.message(), e.server_code());
     return e;
   }
+  const char* cipher = mysql_get_ssl_cipher(mysql);
+  conn->tls_cipher_ = cipher != nullptr ? cipher : "";
+  if (options.tls_required && conn->tls_cipher_.empty()) {
+    // Without certificate verification Connector/C 3.3 falls back to plain text when the server
+    // offers no TLS, whatever MYSQL_OPT_SSL_ENFORCE says: refuse the connection here.
+    return TlsConnectError(options, "the server does not offer TLS; Connector/C connected without it",
+                           CR_SSL_CONNECTION_ERROR);
+  }
   const char* version = mysql_get_server_info(mysql);
   conn->server_version_ = version != nullptr ? version : "";
   return conn;
+}
+
+Result<std::string> Connection::ServerTlsStatus() {
+  CHSYNC_ASSIGN_OR_RETURN(QueryResult r,
+                          Query("SHOW SESSION STATUS WHERE Variable_name IN ('Ssl_version', 'Ssl_cipher')"));
+  std::string version, cipher;
+  for (const auto& row : r.rows) {
+    if (row.size() < 2 || !row[0] || !row[1]) continue;
+    if (*row[0] == "Ssl_version") version = *row[1];
+    if (*row[0] == "Ssl_cipher") cipher = *row[1];
+  }
+  if (cipher.empty()) return std::string();
+  return version.empty() ? cipher : version + " " + cipher;
 }
 
 Status Connection::Execute(std::string_view sql) {

@@ -24,8 +24,13 @@ struct ConnectOptions {
   unsigned connect_timeout_s = 10;
   unsigned read_timeout_s = 600;
   unsigned write_timeout_s = 60;
-  bool tls_required = false;  ///< ?ssl=required (or ssl=1) in the URL
-  std::string tls_ca;         ///< ?ssl-ca=PATH: verify the server certificate against this CA
+  /// TLS or nothing: ?ssl=required (1, true), ?ssl-mode=verify_ca|verify_identity, or ?ssl-ca=.
+  /// Open() fails when the server does not offer TLS (Connector/C 3.3 alone would fall back to a
+  /// plain connection when the certificate is not verified).
+  bool tls_required = false;
+  /// ?ssl-ca=PATH: the server's certificate must be signed by this CA and name the host connected
+  /// to (Connector/C checks both: verify_ca and verify_identity are the same here).
+  std::string tls_ca;
 
   /// "host:port", for messages.
   std::string Address() const;
@@ -33,6 +38,9 @@ struct ConnectOptions {
 
 /// Options from `mysql://USER[:PASSWORD]@HOST[:PORT][/DB][?ssl=required&ssl-ca=PATH]`.
 /// When the URL has no password, `password_env` (if set in the environment) supplies it.
+/// Parameters: ssl (or ssl-mode, sslmode) = 0|false|disabled, 1|true|required, verify_ca,
+/// verify_identity (any case; the verify modes need ssl-ca); ssl-ca (or sslca) = PATH;
+/// connect-timeout and read-timeout = seconds. Anything else is a kUsage error that lists them.
 Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env = "CHSYNC_SOURCE_PASSWORD");
 
 /// A text-protocol result: every value as text, NULL as nullopt.
@@ -64,6 +72,11 @@ class Connection {
 
   /// The server's version string (SELECT VERSION()), read at connect time.
   const std::string& server_version() const { return server_version_; }
+  /// The TLS cipher of this connection as the client negotiated it; empty for a plain connection.
+  const std::string& tls_cipher() const { return tls_cipher_; }
+  /// How the server sees this session's transport, from its own status (SHOW SESSION STATUS
+  /// Ssl_version, Ssl_cipher): "TLSv1.3 TLS_AES_256_GCM_SHA384", or "" when it is not encrypted.
+  Result<std::string> ServerTlsStatus();
   const ConnectOptions& options() const { return options_; }
   /// The underlying handle, for modules that speak lower-level protocol (binlog streaming).
   st_mysql* handle() { return mysql_; }
@@ -76,7 +89,14 @@ class Connection {
   st_mysql* mysql_;
   ConnectOptions options_;
   std::string server_version_;
+  std::string tls_cipher_;
 };
+
+/// The error of a failed TLS connection attempt (Connector/C's CR_SSL_CONNECTION_ERROR, or a
+/// server that offered no TLS when `options` require it): what failed at which server and what
+/// to do. kConfig when the certificate was refused or the server has no TLS (retrying cannot
+/// help), kNetwork for a handshake broken in transit. `detail` is Connector/C's message.
+Error TlsConnectError(const ConnectOptions& options, std::string_view detail, unsigned code);
 
 /// `name` quoted as a MySQL identifier (backticks doubled).
 std::string QuoteIdentifier(std::string_view name);

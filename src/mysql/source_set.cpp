@@ -5,6 +5,8 @@
 #include <limits>
 #include <tuple>
 
+#include "common/url.h"
+
 namespace chsync::mysql {
 namespace {
 
@@ -238,15 +240,13 @@ std::string MySqlMissing(const MysqlGtidSet& applied, const MysqlGtidSet& candid
 
 Result<SourceSet> SourceSet::Parse(std::string_view urls) {
   SourceSet set;
-  size_t start = 0;
-  while (start <= urls.size()) {
-    size_t comma = urls.find(',', start);
-    if (comma == std::string_view::npos) comma = urls.size();
-    std::string_view url = Trim(urls.substr(start, comma - start));
-    if (!url.empty()) set.urls_.emplace_back(url);
-    start = comma + 1;
+  // A comma splits only where the next URL begins, so that a comma in a password stays in it.
+  for (const std::string& url : SplitUrlList(urls)) {
+    std::string_view trimmed = Trim(url);
+    if (!trimmed.empty()) set.urls_.emplace_back(trimmed);
   }
   if (set.urls_.empty()) {
+    // Nothing but commas and spaces: nothing secret to quote.
     return Error(ErrorKind::kConfig, "no source URL in '" + Shown(urls, kShownText) + "'");
   }
   return set;

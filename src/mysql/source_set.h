@@ -75,7 +75,9 @@ bool Contains(const MysqlGtidSet& a, const MysqlGtidSet& b);
 /// first at a fresh start; after that the pipe stays on the one it reads from until it fails.
 class SourceSet {
  public:
-  /// Splits a comma-separated list of URLs; empty items are ignored. kConfig when none is left.
+  /// Splits a comma-separated list of URLs (SplitUrlList, common/url.h: a comma splits where the
+  /// next `scheme://` begins, so a comma in a password stays in its URL); empty items are
+  /// ignored. kConfig when none is left.
   static Result<SourceSet> Parse(std::string_view urls);
 
   size_t size() const { return urls_.size(); }

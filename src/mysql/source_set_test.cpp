@@ -387,6 +387,13 @@ TEST(SourceSet, ParsesAndTrims) {
   EXPECT_EQ(one->urls(), (std::vector<std::string>{"mysql://only"}));
 }
 
+TEST(SourceSet, ACommaInAPasswordStaysInItsUrl) {
+  auto set = SourceSet::Parse("mysql://repl:a,b@db-1:3306,mysql://repl:a,b@db-2:3306");
+  ASSERT_TRUE(set.ok()) << set.error().message();
+  const std::vector<std::string> expected = {"mysql://repl:a,b@db-1:3306", "mysql://repl:a,b@db-2:3306"};
+  EXPECT_EQ(set->urls(), expected);
+}
+
 TEST(SourceSet, IgnoresEmptyItems) {
   auto set = SourceSet::Parse(" ,a,, ,b,");
   ASSERT_TRUE(set.ok()) << set.error().message();

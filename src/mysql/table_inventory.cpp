@@ -1,5 +1,7 @@
 #include "mysql/table_inventory.h"
 
+#include "schema/information_schema.h"
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -103,6 +105,19 @@ Result<std::vector<TableInfo>> InspectTables(Connection& conn, const TableFilter
     }
   }
   return out;
+}
+
+Result<std::vector<schema::TableSchema>> LoadTableSchemas(Connection& conn,
+                                                          const std::vector<std::string>& databases,
+                                                          bool mariadb) {
+  auto rows = [&](const std::string& sql) -> Result<schema::TextRows> {
+    CHSYNC_ASSIGN_OR_RETURN(QueryResult r, conn.Query(sql));
+    return schema::TextRows{std::move(r.columns), std::move(r.rows)};
+  };
+  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows tables, rows(schema::TablesQuery(databases)));
+  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows columns, rows(schema::ColumnsQuery(databases)));
+  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows statistics, rows(schema::StatisticsQuery(databases)));
+  return schema::LoadSchemas(tables, columns, statistics, {mariadb});
 }
 
 }  // namespace chsync::mysql

@@ -7,6 +7,7 @@
 #include "common/result.h"
 #include "mysql/connection.h"
 #include "mysql/table_filter.h"
+#include "schema/table_schema.h"
 
 namespace chsync::mysql {
 
@@ -32,6 +33,12 @@ struct TableInfo {
 /// Lists the base tables matching `filter` with their keys, row estimates and column notes, and
 /// checks that the connected user can read each one.
 Result<std::vector<TableInfo>> InspectTables(Connection& conn, const TableFilter& filter);
+
+/// The schemas of the base tables of `databases` as information_schema describes them
+/// (schema::LoadSchemas over its three queries), ordered by (database, name).
+Result<std::vector<schema::TableSchema>> LoadTableSchemas(Connection& conn,
+                                                          const std::vector<std::string>& databases,
+                                                          bool mariadb);
 
 /// The note for a column type (DATA_TYPE and COLUMN_TYPE from information_schema), or "" when the
 /// type replicates without anything to say.

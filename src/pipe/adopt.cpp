@@ -154,31 +154,6 @@ std::vector<std::string> CanonicalList(const std::vector<std::string>& elements)
   return out;
 }
 
-/// Fields of one TabSeparated row, escapes resolved.
-std::vector<std::string> SplitRow(std::string_view line) {
-  std::vector<std::string> fields(1);
-  for (size_t i = 0; i < line.size(); ++i) {
-    char c = line[i];
-    if (c == '\t') {
-      fields.emplace_back();
-    } else if (c == '\\' && i + 1 < line.size()) {
-      char e = line[++i];
-      switch (e) {
-        case 't': fields.back() += '\t'; break;
-        case 'n': fields.back() += '\n'; break;
-        case 'r': fields.back() += '\r'; break;
-        case '0': fields.back() += '\0'; break;
-        case 'b': fields.back() += '\b'; break;
-        case 'f': fields.back() += '\f'; break;
-        default: fields.back() += e; break;
-      }
-    } else {
-      fields.back() += c;
-    }
-  }
-  return fields;
-}
-
 std::vector<std::string_view> Lines(std::string_view text) {
   std::vector<std::string_view> out;
   while (!text.empty()) {
@@ -231,7 +206,7 @@ Result<ExistingTable> ParseExistingTable(std::string_view table_answer, std::str
                                          const clickhouse::Capabilities& caps) {
   std::vector<std::string_view> table_lines = Lines(table_answer);
   if (table_lines.empty()) return Error(ErrorKind::kNotFound, "the table does not exist");
-  std::vector<std::string> t = SplitRow(table_lines[0]);
+  std::vector<std::string> t = clickhouse::SplitTabSeparated(table_lines[0]);
   if (table_lines.size() != 1 || t.size() != 4) {
     return Error(ErrorKind::kCorrupt,
                  "system.tables answered " + std::to_string(table_lines.size()) + " rows of " +
@@ -246,7 +221,7 @@ Result<ExistingTable> ParseExistingTable(std::string_view table_answer, std::str
   out.codecs_known = caps.codec;
   const size_t fields = caps.codec ? 5 : 4;
   for (std::string_view line : Lines(columns_answer)) {
-    std::vector<std::string> c = SplitRow(line);
+    std::vector<std::string> c = clickhouse::SplitTabSeparated(line);
     if (c.size() != fields) {
       return Error(ErrorKind::kCorrupt, "system.columns answered a row of " + std::to_string(c.size()) +
                                             " fields, not " + std::to_string(fields) + ": " +

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/redact.h"
+
 namespace chsync::pipe {
 namespace {
 
@@ -48,6 +50,10 @@ ordered_json DestinationsToJson(const std::vector<DestinationState>& destination
                              {"clickhouse_names", names},
                              {"aliases", d.aliases}});
     if (!d.excluded.empty()) j.back()["excluded"] = d.excluded;
+    if (!d.clickhouse_table.empty()) {
+      j.back()["clickhouse_database"] = d.clickhouse_database;
+      j.back()["clickhouse_table"] = d.clickhouse_table;
+    }
   }
   return j;
 }
@@ -94,7 +100,7 @@ std::string ToJson(const Checkpoint& c) {
                                     {"temp_table", r.temp_table},
                                     {"progress", SnapshotToJson(r.progress)},
                                     {"position", r.position},
-                                    {"reason", r.reason}});
+                                    {"reason", Redact(r.reason)}});
   }
   ordered_json pending_xa = ordered_json::array();
   for (const PendingXa& x : c.pending_xa) {
@@ -114,8 +120,8 @@ std::string ToJson(const Checkpoint& c) {
     for (const HeldTable& h : c.held) {
       held.push_back(ordered_json{{"table", h.table},
                                   {"state", h.state},
-                                  {"reason", h.reason},
-                                  {"statement", h.statement},
+                                  {"reason", Redact(h.reason)},  // messages: no password saved
+                                  {"statement", Redact(h.statement)},
                                   {"position", h.position},
                                   {"at_ms", h.at_ms}});
     }
@@ -202,6 +208,10 @@ Result<Checkpoint> FromJson(std::string_view text) {
         }
         if (d.contains("aliases")) state.aliases = d.at("aliases").get<std::vector<std::string>>();
         if (d.contains("excluded")) state.excluded = d.at("excluded").get<std::vector<std::string>>();
+        if (d.contains("clickhouse_table")) {
+          state.clickhouse_database = d.at("clickhouse_database").get<std::string>();
+          state.clickhouse_table = d.at("clickhouse_table").get<std::string>();
+        }
         c.destinations.push_back(std::move(state));
       }
     }

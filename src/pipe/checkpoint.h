@@ -60,6 +60,11 @@ struct DestinationState {
   std::vector<std::string> aliases;
   /// Source columns never replicated (exclude_columns), by their tracked names.
   std::vector<std::string> excluded;
+  /// Where its rows are in ClickHouse (table_options' dest_database and dest_table, or the default
+  /// names); empty in checkpoints older than these fields. A restart under table_options that place
+  /// the table elsewhere moves the ClickHouse table there first.
+  std::string clickhouse_database;
+  std::string clickhouse_table;
 
   bool operator==(const DestinationState&) const = default;
 };

@@ -13,6 +13,9 @@
 #include <optional>
 #include <sstream>
 
+#include "common/redact.h"
+#include "common/url.h"
+
 namespace chsync::pipe {
 namespace {
 
@@ -81,7 +84,8 @@ Setter UrlList(std::string PipeConfig::*field) {
     if (!n.IsSequence() || n.size() == 0) return ConfigError(where, "", "must be a URL or a list of URLs");
     std::string joined;
     for (const YAML::Node& item : n) {
-      if (!item.IsScalar() || item.Scalar().empty() || item.Scalar().find(',') != std::string::npos) {
+      // One URL per item; a comma in its password is fine (SplitUrlList keeps it).
+      if (!item.IsScalar() || SplitUrlList(item.Scalar()).size() != 1) {
         return ConfigError(where, "", "must be a list of URLs, one per item");
       }
       joined += (joined.empty() ? "" : ",") + item.Scalar();
@@ -426,6 +430,15 @@ const std::map<std::string, Setter>& Setters() {
       {"http.listen", String(&PipeConfig::http_listen)},
       {"http.ready_max_lag_s", Decimal(&PipeConfig::http_ready_max_lag_s, 0, kMaxReadyLagSeconds, true)},
       {"durable_inserts", Bool(&PipeConfig::durable_inserts)},
+      {"datetime_fallback",
+       [](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+         std::string value;
+         CHSYNC_RETURN_IF_ERROR(ReadString(n, where, "", value));
+         auto fallback = ParseDateTimeFallback(value);
+         if (!fallback.ok()) return ConfigError(where, "", fallback.error().message());
+         c.datetime_fallback = *fallback;
+         return Status::Ok();
+       }},
   };
   return setters;
 }
@@ -447,6 +460,7 @@ Status ExportPasswordFile(const std::string& config_path, const std::string& key
   std::string password((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (password.ends_with('\n')) password.pop_back();
   if (password.ends_with('\r')) password.pop_back();
+  RegisterSecret(password);  // never printed (common/redact.h)
   if (password.empty()) return ConfigError(config_path, key, "names " + at.string() + ", which is empty");
   if (password.find_first_of("\r\n") != std::string::npos) {
     return ConfigError(
@@ -483,9 +497,18 @@ Status LoadConfigFile(const std::string& path, PipeConfig& config) {
   std::ostringstream text;
   text << in.rdbuf();
   CHSYNC_RETURN_IF_ERROR(LoadConfigText(text.str(), path, config));
+  RegisterSecretsIn(config.source);  // the passwords of its URLs, never printed (common/redact.h)
+  RegisterSecretsIn(config.dest);
   CHSYNC_RETURN_IF_ERROR(ExportPasswordFile(path, "source_password_file", config.source_password_file,
                                             "CHSYNC_SOURCE_PASSWORD"));
   return ExportPasswordFile(path, "dest_password_file", config.dest_password_file, "CHSYNC_DEST_PASSWORD");
+}
+
+Result<PipeConfig::DateTimeFallback> ParseDateTimeFallback(std::string_view text) {
+  if (text == "drop_fraction") return PipeConfig::DateTimeFallback::kDropFraction;
+  if (text == "string") return PipeConfig::DateTimeFallback::kString;
+  return Error(ErrorKind::kConfig,
+               "datetime_fallback must be drop_fraction or string, not '" + std::string(text) + "'");
 }
 
 Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text) {

@@ -69,6 +69,13 @@ struct PipeConfig {
   /// that a checkpoint never runs ahead of what a power loss of the ClickHouse host would keep.
   bool durable_inserts = false;
 
+  /// How DATETIME(fsp>0)/TIMESTAMP(fsp>0) columns are kept on a ClickHouse without DateTime64
+  /// (before 20.1): kDropFraction writes DateTime (whole seconds, 1970..2105, clamped); kString
+  /// writes a String 'YYYY-MM-DD HH:MM:SS.f…' with fsp digits, every value exactly. Servers with
+  /// DateTime64 ignore it. Decided when a table is created: changing it later needs a resync.
+  enum class DateTimeFallback { kDropFraction, kString };
+  DateTimeFallback datetime_fallback = DateTimeFallback::kDropFraction;
+
   std::string log_level = "info";  ///< debug, info, warn, error
   /// text (a line for people) or json (one object per line: ts, level, msg); see common/log.h.
   std::string log_format = "text";
@@ -107,5 +114,8 @@ Status ValidateListenAddress(std::string_view address);
 
 /// "fail" or "resync" (--on-binlog-gap, file key on_binlog_gap); kConfig otherwise.
 Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text);
+
+/// "drop_fraction" or "string" (--datetime-fallback, file key datetime_fallback); kConfig otherwise.
+Result<PipeConfig::DateTimeFallback> ParseDateTimeFallback(std::string_view text);
 
 }  // namespace chsync::pipe

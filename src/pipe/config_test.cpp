@@ -498,5 +498,26 @@ TEST(PipeConfig, HttpListenAddressIsChecked) {
   EXPECT_FALSE(Validate(c).ok());
 }
 
+TEST(PipeConfig, DateTimeFallback) {
+  PipeConfig c;
+  EXPECT_EQ(c.datetime_fallback, PipeConfig::DateTimeFallback::kDropFraction)
+      << "today's behaviour by default";
+  ASSERT_TRUE(LoadConfigText("datetime_fallback: string\n", "pipe.yaml", c).ok());
+  EXPECT_EQ(c.datetime_fallback, PipeConfig::DateTimeFallback::kString);
+  ASSERT_TRUE(LoadConfigText("datetime_fallback: drop_fraction\n", "pipe.yaml", c).ok());
+  EXPECT_EQ(c.datetime_fallback, PipeConfig::DateTimeFallback::kDropFraction);
+
+  PipeConfig bad;
+  Status s = LoadConfigText("datetime_fallback: text\n", "pipe.yaml", bad);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
+  EXPECT_NE(s.error().message().find("pipe.yaml:1"), std::string::npos) << s.error().message();
+  EXPECT_NE(s.error().message().find("datetime_fallback must be drop_fraction or string, not 'text'"),
+            std::string::npos)
+      << s.error().message();
+  EXPECT_FALSE(ParseDateTimeFallback("").ok());
+  EXPECT_EQ(*ParseDateTimeFallback("string"), PipeConfig::DateTimeFallback::kString);
+}
+
 }  // namespace
 }  // namespace chsync::pipe

@@ -44,11 +44,10 @@ Error Stop(const PolicyContext& context, const std::string& table, std::string_v
                                                     table, OneLine(context.statement), at, what, table));
 }
 
-/// The ClickHouse table options of the context's mapping, without what the pipe does not apply yet
-/// (the destination table name: CheckApplied refuses it).
+/// The ClickHouse table options of the context's mapping (CreateTable names the table by them).
 clickhouse::CreateOptions AppliedOptions(const PolicyContext& context) {
   clickhouse::CreateOptions options = context.mapping.CreateOptions();
-  options.table.clear();
+  if (context.mapping.source_table.empty()) options.table.clear();  // no mapping: the source's name
   return options;
 }
 
@@ -228,16 +227,20 @@ class Planner {
   }
 
  private:
-  std::string Destination(std::string_view name) const {
-    return clickhouse::QualifiedName(context_.target.database, name);
+  /// The ClickHouse table's name: the mapping's dest_table, else the source table's.
+  std::string ClickHouseTable() const {
+    if (!context_.mapping.dest_table.empty()) return context_.mapping.dest_table;
+    return before_.source.name.empty() ? plan_.after.source.name : before_.source.name;
+  }
+
+  /// The ClickHouse table, qualified, for log lines.
+  std::string Destination() const {
+    return clickhouse::QualifiedName(context_.target.database, ClickHouseTable());
   }
 
   std::string AlterTable() const {
     // On a sharded cluster the shard-local tables; the pipe recreates the Distributed table after.
-    return "ALTER TABLE " +
-           clickhouse::QualifiedName(context_.target.StorageDatabase(), before_.source.name.empty()
-                                                                            ? plan_.after.source.name
-                                                                            : before_.source.name) +
+    return "ALTER TABLE " + clickhouse::QualifiedName(context_.target.StorageDatabase(), ClickHouseTable()) +
            OnCluster(context_.target);
   }
 
@@ -321,27 +324,27 @@ class Planner {
         plan_.dropped = true;
         plan_.after.source = before_.source;
         if (context_.policy.drop_table == SchemaPolicy::DropTable::kDrop || context_.migration_leftover) {
-          Add(clickhouse::DropTable(c.table.name, context_.target));
-          plan_.log_lines.push_back(fmt::format(
-              "DROP TABLE {}: {} dropped in ClickHouse too ({})", table_, Destination(c.table.name),
-              context_.migration_leftover ? "a table an online schema migration left behind"
-                                          : "drop_table=drop"));
+          Add(clickhouse::DropTable(ClickHouseTable(), context_.target));
+          plan_.log_lines.push_back(
+              fmt::format("DROP TABLE {}: {} dropped in ClickHouse too ({})", table_, Destination(),
+                          context_.migration_leftover ? "a table an online schema migration left behind"
+                                                      : "drop_table=drop"));
         } else {
           plan_.log_lines.push_back(
               fmt::format("DROP TABLE {}: not propagated; {} stays in ClickHouse with the rows it has",
-                          table_, Destination(c.table.name)));
+                          table_, Destination()));
         }
         return Status::Ok();
       case Kind::kTableTruncated:
         if (context_.policy.truncate == SchemaPolicy::Truncate::kIgnore) {
           plan_.log_lines.push_back(
               fmt::format("TRUNCATE TABLE {}: not propagated (truncate=ignore); {} keeps its rows", table_,
-                          Destination(c.table.name)));
+                          Destination()));
           return Status::Ok();
         }
-        Add(clickhouse::TruncateTable(c.table.name, context_.target));
+        Add(clickhouse::TruncateTable(ClickHouseTable(), context_.target));
         plan_.log_lines.push_back(
-            fmt::format("TRUNCATE TABLE {}: propagated, {} emptied", table_, Destination(c.table.name)));
+            fmt::format("TRUNCATE TABLE {}: propagated, {} emptied", table_, Destination()));
         return Status::Ok();
       case Kind::kColumnAdded: return PlanAdded(c);
       case Kind::kColumnDropped: return PlanDropped(c);
@@ -399,8 +402,7 @@ class Planner {
     plan_.after = NewDestination(*schema, context_.caps, context_.mapping);
     clickhouse::SortingKey key = clickhouse::ChooseSortingKey(*schema);
     plan_.log_lines.push_back(fmt::format(
-        "CREATE TABLE {}: created in ClickHouse as {}, ORDER BY {}{}", table_, Destination(schema->name),
-        KeyText(key),
+        "CREATE TABLE {}: created in ClickHouse as {}, ORDER BY {}{}", table_, Destination(), KeyText(key),
         key.full_row ? " (no primary key or NOT NULL unique key: every column is the key, identical rows "
                        "collapse into one)"
                      : ""));
@@ -601,7 +603,7 @@ class Planner {
                   fmt::format("drops column {}, which chsync cannot make Nullable in ClickHouse: {}", name,
                               mapped.error().message()));
     }
-    auto sql = clickhouse::ModifyColumn(before_.source.name, nullable, context_.caps, context_.target,
+    auto sql = clickhouse::ModifyColumn(ClickHouseTable(), nullable, context_.caps, context_.target,
                                         AppliedOptions(context_), RestatedDefaultExpression(column));
     if (!sql.ok()) {
       return Stop(context_, table_,
@@ -654,7 +656,7 @@ class Planner {
       return Stop(context_, table_, change_text + " (type_change=fail)");
     }
     auto new_mapped = clickhouse::MapColumn(now, context_.caps);
-    auto sql = clickhouse::ModifyColumn(before_.source.name, now, context_.caps, context_.target,
+    auto sql = clickhouse::ModifyColumn(ClickHouseTable(), now, context_.caps, context_.target,
                                         AppliedOptions(context_), RestatedDefaultExpression(old));
     if (!new_mapped.ok() || !sql.ok())
       return rebuild_or_stop((!sql.ok() ? sql : Result<std::string>(new_mapped.error())).error().message());
@@ -758,8 +760,7 @@ Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& tabl
   if (context.target.sharded) {
     statements.push_back(clickhouse::CreateDatabase(context.target.StorageDatabase(), context.target));
   }
-  CHSYNC_RETURN_IF_ERROR(
-      CheckForPipe(context.mapping, table, context.caps, context.target, context.default_dest_database));
+  CHSYNC_RETURN_IF_ERROR(CheckForPipe(context.mapping, table, context.caps, context.target));
   CHSYNC_ASSIGN_OR_RETURN(std::string create,
                           clickhouse::CreateTable(context.mapping.Project(table), context.caps,
                                                   context.target, AppliedOptions(context)));

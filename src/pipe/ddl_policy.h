@@ -62,10 +62,9 @@ struct PolicyContext {
   /// COLUMN restates them. Columns named by ORDER BY or PARTITION BY count as key columns.
   /// Excluded columns are left out of every plan (a column added under an excluded name stays out;
   /// one renamed stays excluded), renamed columns are created, added and altered under their
-  /// ClickHouse names. Destination names are not applied (CheckApplied refuses them).
+  /// ClickHouse names. The plans name the ClickHouse table by the mapping's dest_table (`target`
+  /// holds its dest_database); an empty mapping (tests) names it like the source table.
   EffectiveMapping mapping;
-  /// The pipe's default destination database (PipeConfig::dest_database), for CheckApplied.
-  std::string default_dest_database;
   /// The statement ran with STRICT_TRANS_TABLES or STRICT_ALL_TABLES (the source then refuses an
   /// ALTER that would truncate or clamp a value).
   bool strict_mode = true;

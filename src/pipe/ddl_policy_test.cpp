@@ -755,7 +755,7 @@ TEST(DdlPolicyTest, TableOptionsShapeCreateAddAndModify) {
   plan = s.Rebuilds("ALTER TABLE t MODIFY b BIGINT NOT NULL");
 }
 
-TEST(DdlPolicyTest, TableOptionsTheServerLacksOrThatAreNotAppliedStopTheCreate) {
+TEST(DdlPolicyTest, TableOptionsTheServerLacksStopTheCreateAndDestTableNamesTheTable) {
   Source s(kOld);
   s.SetMapping(OptionsForT(/*codec=*/true));
   auto plan = s.Run("CREATE TABLE t (id INT PRIMARY KEY, b INT NOT NULL, s VARCHAR(10))");
@@ -772,12 +772,20 @@ TEST(DdlPolicyTest, TableOptionsTheServerLacksOrThatAreNotAppliedStopTheCreate) 
   MappingSet set;
   ASSERT_TRUE(set.Add(options).ok());
   t.SetMapping(set);
-  plan = t.Run("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10))");
-  ASSERT_FALSE(plan.ok());
-  EXPECT_EQ(plan.error().kind(), ErrorKind::kUnsupported);  // a stop, as for any CREATE it cannot follow
-  EXPECT_NE(plan.error().message().find("dest_database/dest_table"), std::string::npos)
-      << plan.error().message();
-  EXPECT_NE(plan.error().message().find("not available yet"), std::string::npos) << plan.error().message();
+  // The plans name the ClickHouse table by dest_table: created, altered, truncated and dropped there.
+  TablePlan created = t.Ok("CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(10))");
+  ASSERT_FALSE(created.statements.empty());
+  EXPECT_TRUE(created.statements.back().starts_with("CREATE TABLE IF NOT EXISTS `shop`.`t_v2`"))
+      << created.statements.back();
+  EXPECT_NE(Joined(created.log_lines).find("created in ClickHouse as `shop`.`t_v2`"), std::string::npos)
+      << Joined(created.log_lines);
+  TablePlan added = t.Ok("ALTER TABLE t ADD COLUMN n INT, DROP COLUMN s");
+  for (const std::string& sql : added.statements)
+    EXPECT_TRUE(sql.starts_with("ALTER TABLE `shop`.`t_v2` ")) << sql;
+  EXPECT_FALSE(added.statements.empty()) << Joined(added.log_lines);
+  TablePlan truncated = t.Ok("TRUNCATE TABLE t");
+  ASSERT_EQ(truncated.statements.size(), 1U);
+  EXPECT_NE(truncated.statements[0].find("`shop`.`t_v2`"), std::string::npos) << truncated.statements[0];
 }
 
 /// shop.t with `email` and `ssn` excluded, and `cust` stored as `customer`.

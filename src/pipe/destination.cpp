@@ -54,6 +54,28 @@ clickhouse::DdlTarget Pipe::TargetFor(std::string_view source_database) const {
                                                         : request_.config.dest_database);
 }
 
+Pipe::Placement Pipe::PlaceFor(std::string_view database, std::string_view table) const {
+  EffectiveMapping mapping = MappingFor(database, table);
+  return {TargetIn(std::move(mapping.dest_database)), std::move(mapping.dest_table)};
+}
+
+Status Pipe::CheckPlaceFree(std::string_view database, std::string_view table,
+                            std::string_view moving) const {
+  const Placement place = PlaceFor(database, table);
+  const std::string key = TableKey(database, table);
+  for (const auto& [other, state] : tables_) {
+    if (other == key || other == moving) continue;
+    const Placement theirs = PlaceFor(state->dest.source.database, state->dest.source.name);
+    if (theirs.target.database == place.target.database && theirs.table == place.table) {
+      return Error(ErrorKind::kConfig,
+                   fmt::format("{} would be replicated into the ClickHouse table {}, which holds the "
+                               "replicated table {}: give one of them another dest in table_options",
+                               key, place.Qualified(), other));
+    }
+  }
+  return Status::Ok();
+}
+
 clickhouse::DdlTarget Pipe::TargetIn(std::string dest_database) const {
   clickhouse::DdlTarget target;
   target.database = std::move(dest_database);
@@ -577,25 +599,23 @@ Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
 
 DestinationTable Pipe::FreshDestination(const schema::TableSchema& tracked,
                                         const std::vector<std::string>& also_excluded) const {
-  const PipeConfig& config = request_.config;
-  return NewDestination(tracked, caps_,
-                        config.mappings.For(tracked.database, tracked.name, config.dest_database),
-                        also_excluded);
+  return NewDestination(tracked, caps_, MappingFor(tracked.database, tracked.name), also_excluded);
 }
 
 Result<bool> Pipe::CheckAdopted(const schema::TableSchema& tracked, const EffectiveMapping& mapping,
                                 const std::vector<std::string>& also_excluded, bool must_be_empty) {
-  const clickhouse::DdlTarget target = TargetFor(tracked.database);
-  const std::string dest = target.database + "." + tracked.name;
+  const Placement place = PlaceFor(tracked.database, tracked.name);
+  const clickhouse::DdlTarget& target = place.target;
+  const std::string dest = place.Qualified();
   if (!target.cluster.empty()) {
     return Error(ErrorKind::kConfig, "table_options for " + tracked.QualifiedName() +
                                          ": adopt is not available with dest_cluster yet (remove adopt: "
                                          "chsync creates the cluster's tables)");
   }
   CHSYNC_ASSIGN_OR_RETURN(std::string table_answer,
-                          dest_->Query(ExistingTableQuery(target.database, tracked.name)));
+                          dest_->Query(ExistingTableQuery(target.database, place.table)));
   CHSYNC_ASSIGN_OR_RETURN(std::string columns_answer,
-                          dest_->Query(ExistingColumnsQuery(target.database, tracked.name, caps_)));
+                          dest_->Query(ExistingColumnsQuery(target.database, place.table, caps_)));
   auto existing = ParseExistingTable(table_answer, columns_answer, caps_);
   if (!existing.ok() && existing.error().kind() == ErrorKind::kNotFound) {
     log::Info("{}: table_options adopt it, but ClickHouse has no table {}: chsync creates it",
@@ -614,7 +634,7 @@ Result<bool> Pipe::CheckAdopted(const schema::TableSchema& tracked, const Effect
   for (const std::string& note : report.notes)
     log::Info("adopting {} for {}: {}", dest, tracked.QualifiedName(), note);
   if (must_be_empty) {
-    CHSYNC_ASSIGN_OR_RETURN(std::string rows, RowCount(target, tracked.name));
+    CHSYNC_ASSIGN_OR_RETURN(std::string rows, RowCount(target, place.table));
     while (!rows.empty() && (rows.back() == '\n' || rows.back() == '\r')) rows.pop_back();
     if (rows != "0") {
       return Error(
@@ -630,17 +650,16 @@ Result<bool> Pipe::CheckAdopted(const schema::TableSchema& tracked, const Effect
 
 Status Pipe::CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name,
                                const DestinationTable* carried) {
-  clickhouse::DdlTarget target = TargetFor(tracked.database);
   // The table's `table_options:`, checked before anything is dropped.
-  const PipeConfig& config = request_.config;
-  EffectiveMapping mapping = config.mappings.For(tracked.database, tracked.name, config.dest_database);
+  EffectiveMapping mapping = MappingFor(tracked.database, tracked.name);
   if (carried != nullptr) mapping.AcceptRenamedAway(carried->excluded, carried->clickhouse_names);
-  CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, tracked, caps_, target, config.dest_database));
+  clickhouse::DdlTarget target = TargetIn(mapping.dest_database);
+  CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, tracked, caps_, target));
   schema::TableSchema table =
       NewDestination(tracked, caps_, mapping,
                      carried != nullptr ? carried->excluded : std::vector<std::string>{})
           .source;
-  if (!name.empty()) table.name = name;
+  table.name = name.empty() ? mapping.dest_table : name;
   if (!mapping.IsDefault()) {
     for (const std::string& line : mapping.Describe())
       log::Info("creating {}: {}", table.QualifiedName(), line);
@@ -659,7 +678,7 @@ Status Pipe::CreateDestination(const schema::TableSchema& tracked, bool replace,
     }
   }
   clickhouse::CreateOptions options = mapping.CreateOptions();
-  options.table.clear();  // dest_table is not applied (CheckForPipe refuses it)
+  options.table.clear();  // named by `table`
   CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
   if (target.sharded)
     CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target.StorageDatabase(), target)));

@@ -450,6 +450,11 @@ Status MappingSet::Add(TableOptions options) {
                          "may use {database} and {table}, nothing else in braces: '" + **value + "'");
     }
   }
+  if (options.dest_table && options.dest_table->starts_with("_chsync_")) {
+    return OptionError(options, "dest_table",
+                       "names a table of chsync's own ('" + *options.dest_table +
+                           "': names starting with _chsync_ are chsync's); choose another name");
+  }
   if (options.dest_table && !options.Exact() && options.dest_table->find("{table}") == std::string::npos) {
     return OptionError(options, "dest_table",
                        "would put every table matching '" + options.pattern +
@@ -1019,29 +1024,9 @@ Status Validate(const EffectiveMapping& m, const schema::TableSchema& source,
   return Status::Ok();
 }
 
-Status CheckApplied(const EffectiveMapping& m, std::string_view default_dest_database) {
-  std::vector<std::string> problems;
-  const std::string fallback_database =
-      default_dest_database.empty() ? m.source_database : std::string(default_dest_database);
-  if (m.dest_database != fallback_database || m.dest_table != m.source_table) {
-    problems.push_back(
-        fmt::format("dest_database/dest_table (destination {}.{})", m.dest_database, m.dest_table));
-  }
-  if (problems.empty()) return Status::Ok();
-  return Error(
-      ErrorKind::kConfig,
-      fmt::format("table_options for {}.{} (from {}): {} {} not available yet in this version of "
-                  "chsync, which applies exclude_columns, rename_columns, order_by, partition_by, "
-                  "ttl, settings, columns (codec, low_cardinality) and adopt; remove {} from table_options",
-                  m.source_database, m.source_table, Joined(m.origins, ", "), Joined(problems, ", "),
-                  problems.size() == 1 ? "is" : "are", problems.size() == 1 ? "it" : "them"));
-}
-
 Status CheckForPipe(const EffectiveMapping& m, const schema::TableSchema& source,
-                    const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target,
-                    std::string_view default_dest_database) {
+                    const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target) {
   if (m.IsDefault()) return Status::Ok();
-  CHSYNC_RETURN_IF_ERROR(CheckApplied(m, default_dest_database));
   Status valid = Validate(m, source, caps, target);
   // What this server lacks for the options (CODEC, TTL, LowCardinality) is the configuration's to fix.
   if (!valid.ok() && valid.error().kind() == ErrorKind::kUnsupported)

@@ -182,19 +182,11 @@ Status Validate(const EffectiveMapping& mapping, const schema::TableSchema& sour
 Status Validate(const EffectiveMapping& mapping, const schema::TableSchema& source,
                 const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target);
 
-/// The options this version's pipe applies are excluded and renamed columns, adoption and the
-/// ClickHouse table options (order_by, partition_by, ttl, settings, columns' codec and
-/// low_cardinality). kConfig naming the table, the option and where it was configured when
-/// `mapping` uses one it does not apply yet (dest_database or dest_table naming another table than
-/// the pipe's default `default_dest_database`.TABLE): the pipe refuses rather than ignore it.
-Status CheckApplied(const EffectiveMapping& mapping, std::string_view default_dest_database = "");
-
-/// What the pipe checks before it creates or alters a table of `mapping`: CheckApplied, then
-/// Validate with capabilities, whose kUnsupported (an option this server lacks) becomes kConfig. Ok
-/// for a default mapping.
+/// What the pipe checks before it creates or alters a table of `mapping`: Validate with
+/// capabilities, whose kUnsupported (an option this server lacks) becomes kConfig. Ok for a default
+/// mapping.
 Status CheckForPipe(const EffectiveMapping& mapping, const schema::TableSchema& source,
-                    const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target,
-                    std::string_view default_dest_database = "");
+                    const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target);
 
 /// A YAML scalar as a ClickHouse setting value: numbers as they are, true/false as 1/0, any other
 /// text (or text that was quoted in the file, `quoted`) as a string literal.

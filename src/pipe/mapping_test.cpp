@@ -732,32 +732,28 @@ TEST(MappingTest, LaterAddColumnGetsItsOptionsAndExcludedStaysOut) {
       "CODEC(LZ4HC(9)) AFTER `status`");
 }
 
-TEST(MappingForPipe, OptionsNotAppliedYetAreRefused) {
+TEST(MappingForPipe, DestinationNamesAreAppliedAndChsyncNamesRefused) {
   const schema::TableSchema orders = Orders();
   clickhouse::DdlTarget target;
-  target.database = "shop";
-  Status s = CheckForPipe(Example().For("shop", "orders"), orders, kNew, target);
-  ASSERT_FALSE(s.ok());
-  EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
-  for (const char* wanted :
-       {"shop.orders", "dest_database/dest_table (destination analytics.orders_v2)", "not available yet"}) {
-    EXPECT_NE(s.error().message().find(wanted), std::string::npos) << wanted << ": " << s.error().message();
-  }
-  // Excluded and renamed columns are applied.
-  for (const char* applied : {"exclude_columns: email", "rename_columns: cust_id", "adopt,"})
-    EXPECT_EQ(s.error().message().find(applied), std::string::npos) << applied << ": " << s.error().message();
-  EffectiveMapping columns_only = OrdersWith([](TableOptions& o) {
-    o.exclude_columns = {"email"};
-    o.rename_columns = {{"cust_id", "customer_id"}};
-  });
-  EXPECT_TRUE(CheckApplied(columns_only).ok());
-  // A dest_table naming the table itself, in the pipe's default database, changes nothing.
-  EffectiveMapping same = OrdersWith([](TableOptions& o) {
-    o.dest_database = "analytics";
-    o.dest_table = "{table}";
-  });
-  EXPECT_TRUE(CheckApplied(same, "analytics").ok());
-  EXPECT_FALSE(CheckApplied(same).ok());
+  target.database = "analytics";
+  const EffectiveMapping m = Example().For("shop", "orders");
+  EXPECT_EQ(m.dest_database, "analytics");
+  EXPECT_EQ(m.dest_table, "orders_v2");
+  Status s = CheckForPipe(m, orders, kNew, target);
+  EXPECT_TRUE(s.ok()) << s.error().message();
+  EXPECT_EQ(m.CreateOptions().table, "orders_v2");
+
+  TableOptions own;
+  own.pattern = "shop.orders";
+  own.origin = "chsync.yaml:9";
+  own.dest_table = "_chsync_schema_log";
+  MappingSet set;
+  Status added = set.Add(own);
+  ASSERT_FALSE(added.ok());
+  EXPECT_EQ(added.error().kind(), ErrorKind::kConfig);
+  for (const char* wanted : {"chsync.yaml:9", "dest_table", "_chsync_schema_log", "chsync's own"})
+    EXPECT_NE(added.error().message().find(wanted), std::string::npos)
+        << wanted << ": " << added.error().message();
 }
 
 TEST(MappingForPipe, TableOptionsAreValidatedForTheServer) {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "clickhouse/connection.h"
+#include "common/log.h"
 #include "mysql/mysql_gtid_set.h"
 #include "mysql/source_set.h"
 #include "pipe/row_version.h"
@@ -143,6 +144,11 @@ PipeMetrics::PipeMetrics()
                             "1 for a table whose changes are not applied: parked by a failure that concerns "
                             "it alone, or paused (chsync pause); 0 once it streams again.",
                             {"table", "state"})),
+      values_clamped(registry.AddCounter(
+          "chsync_values_clamped_total",
+          "DATE (kind date) and DATETIME/TIMESTAMP (kind datetime) values outside the ClickHouse type's "
+          "range, written as its first or last value, per table.",
+          {"table", "kind"})),
       binlog_bytes_behind(registry.AddGauge(
           "chsync_binlog_bytes_behind",
           "Bytes from the checkpoint to the end of the source's newest binlog file (at the last reading).")),
@@ -360,6 +366,49 @@ std::string ClickHouseErrorCode(const Error& error) {
   if (error.server_code() != 0) return std::to_string(error.server_code());
   if (error.kind() == ErrorKind::kNetwork) return "network";
   return std::string(ErrorKindName(error.kind()));
+}
+
+void ReportClamped(std::string_view table, const clickhouse::ClampCounts& counts, bool date32) {
+  if (counts.empty()) return;
+  PipeMetrics& m = Metrics();
+  const std::string name(table);
+  if (counts.dates > 0) m.values_clamped.With({name, "date"}).Add(static_cast<double>(counts.dates));
+  if (counts.datetimes > 0)
+    m.values_clamped.With({name, "datetime"}).Add(static_cast<double>(counts.datetimes));
+
+  struct Seen {
+    clickhouse::ClampCounts total;
+    std::chrono::steady_clock::time_point logged;
+    bool ever_logged = false;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Seen, std::less<>> seen;
+  std::string line;
+  {
+    std::lock_guard lock(mutex);
+    Seen& s = seen[name];
+    s.total += counts;
+    const auto now = std::chrono::steady_clock::now();
+    if (s.ever_logged && now - s.logged < std::chrono::minutes(1)) return;
+    s.ever_logged = true;
+    s.logged = now;
+    std::vector<std::string> parts;
+    if (s.total.dates > 0) {
+      parts.push_back(fmt::format("{} DATE value{} outside {} clamped so far (ClickHouse {})", s.total.dates,
+                                  s.total.dates == 1 ? "" : "s",
+                                  date32 ? "1900-01-01..2299-12-31" : "1970-01-01..2105-12-31",
+                                  date32 ? "Date32" : "Date"));
+    }
+    if (s.total.datetimes > 0) {
+      parts.push_back(fmt::format(
+          "{} DATETIME/TIMESTAMP value{} outside 1970-01-01 00:00:00..2105-12-31 23:59:59 clamped so far "
+          "(ClickHouse DateTime)",
+          s.total.datetimes, s.total.datetimes == 1 ? "" : "s"));
+    }
+    line = name + ": ";
+    for (size_t i = 0; i < parts.size(); ++i) line += (i > 0 ? "; " : "") + parts[i];
+  }
+  log::Warn("{} (docs/types.md)", line);
 }
 
 }  // namespace chsync::pipe

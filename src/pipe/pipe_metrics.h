@@ -19,6 +19,8 @@
 //  - chsync_schema_changes_total: when a schema change is recorded (RunStatus::schema_changes).
 //  - chsync_snapshot_rows_*: as the snapshot's chunks are acknowledged.
 //  - chsync_tables: at each checkpoint and phase change.
+//  - chsync_values_clamped_total: ReportClamped(), after each INSERT of the stream and of the snapshot
+//    (values encoded again after a failure count again).
 //  - chsync_binlog_retention_*, chsync_binlog_bytes_behind, _write_rate: RetentionSampler
 //    (retention_sample.h), every 15 s while streaming, and at each checkpoint from its last reading.
 
@@ -31,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "clickhouse/row_binary.h"
 #include "common/error.h"
 #include "common/metrics.h"
 #include "pipe/ddl_policy.h"
@@ -102,6 +105,9 @@ struct PipeMetrics {
   metrics::Family<metrics::Gauge>& tables;
   /// 1 for each parked or paused table (labels table, state); 0 once it streams again.
   metrics::Family<metrics::Gauge>& table_held;
+  /// Values clamped into a ClickHouse type's range as they were encoded (labels table, kind: date,
+  /// datetime); see ReportClamped().
+  metrics::Family<metrics::Counter>& values_clamped;
   metrics::Family<metrics::Gauge>& binlog_bytes_behind;
   metrics::Family<metrics::Gauge>& retention_headroom_bytes;
   metrics::Family<metrics::Gauge>& retention_headroom_seconds;
@@ -191,6 +197,12 @@ std::string_view SchemaChangeKind(std::string_view statement);
 /// propagated (ClickHouse statements ran), or kept (ClickHouse left as it was: not propagated by
 /// the rules or policies). "failed" is counted where a policy stops the pipe.
 std::string_view SchemaChangeAction(const TablePlan& plan);
+
+/// Counts the values clamped in rows of `table` ("db.t") in chsync_values_clamped_total and logs the
+/// table's totals so far ("db.t: 3 DATE values outside 1970-01-01..2105-12-31 clamped so far
+/// (ClickHouse Date)"): at once the first time, then at most once a minute per table. `date32`:
+/// the server has Date32 (the dates' range is then 1900-01-01..2299-12-31). Thread-safe.
+void ReportClamped(std::string_view table, const clickhouse::ClampCounts& counts, bool date32);
 
 /// chsync_clickhouse_*_total's code label: ClickHouse's error code, "network" for a transport
 /// failure, else the error kind's name.

@@ -196,6 +196,17 @@ TEST(PipeMetricsTest, HeldTablesAreOneUntilTheyStreamAgain) {
   Metrics().SetTables({});
 }
 
+TEST(PipeMetricsTest, ClampedValuesCountPerTableAndKind) {
+  ReportClamped("db.clamp", clickhouse::ClampCounts{3, 0}, false);
+  ReportClamped("db.clamp", clickhouse::ClampCounts{1, 2}, false);
+  ReportClamped("db.clamp", clickhouse::ClampCounts{}, false);  // nothing clamped: nothing to do
+  EXPECT_EQ(Metrics().registry.Value("chsync_values_clamped_total", {"db.clamp", "date"}), 4);
+  EXPECT_EQ(Metrics().registry.Value("chsync_values_clamped_total", {"db.clamp", "datetime"}), 2);
+  EXPECT_NE(
+      Metrics().registry.Render().find("chsync_values_clamped_total{table=\"db.clamp\",kind=\"date\"} 4"),
+      std::string::npos);
+}
+
 TEST(PipeMetricsTest, RendersEveryFamily) {
   std::string text = Metrics().registry.Render();
   for (const char* name : {"chsync_build_info",
@@ -208,6 +219,7 @@ TEST(PipeMetricsTest, RendersEveryFamily) {
                            "chsync_checkpoint_offset_bytes",
                            "chsync_checkpoint_gtid_sequence",
                            "chsync_row_changes_total",
+                           "chsync_values_clamped_total",
                            "chsync_binlog_events_total",
                            "chsync_binlog_bytes_read_total",
                            "chsync_transactions_total",

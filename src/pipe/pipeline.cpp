@@ -46,11 +46,6 @@ uint32_t ServerIdFromPath(const std::string& path) {
   return static_cast<uint32_t>(1000000 + h % 2000000000ull);
 }
 
-Result<schema::TextRows> Rows(mysql::Connection& conn, const std::string& sql) {
-  CHSYNC_ASSIGN_OR_RETURN(mysql::QueryResult r, conn.Query(sql));
-  return schema::TextRows{std::move(r.columns), std::move(r.rows)};
-}
-
 }  // namespace
 
 Pipe::Pipe(const RunRequest& request, const std::atomic<bool>& stop) : request_(request), stop_(stop) {
@@ -113,6 +108,7 @@ Status Pipe::Open() {
   CHSYNC_ASSIGN_OR_RETURN(dest_, clickhouse::Connect(c.dest, dest_options_));
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, dest_->Version());
   caps_ = clickhouse::FromVersion(version);
+  caps_.datetime_fallback_text = c.datetime_fallback == PipeConfig::DateTimeFallback::kString;
   if (!c.dest_cluster.empty()) CHSYNC_RETURN_IF_ERROR(OpenCluster());
   if (c.durable_inserts && !caps_.fsync_after_insert) {
     return Error(
@@ -133,10 +129,9 @@ PolicyContext Pipe::ContextFor(std::string_view source_database, std::string_vie
   PolicyContext context;
   context.ordinal_mode = !full_metadata_;
   context.caps = caps_;
-  context.target = TargetFor(source_database);
   context.policy = request_.config.policies.For(source_database, table);
-  context.mapping = request_.config.mappings.For(source_database, table, request_.config.dest_database);
-  context.default_dest_database = request_.config.dest_database;
+  context.mapping = MappingFor(source_database, table);
+  context.target = table.empty() ? TargetFor(source_database) : TargetIn(context.mapping.dest_database);
   return context;
 }
 
@@ -158,6 +153,27 @@ std::string MigrationBase(std::string_view name, std::initializer_list<std::stri
 
 }  // namespace
 
+EffectiveMapping Pipe::MappingFor(std::string_view database, std::string_view table) const {
+  const PipeConfig& config = request_.config;
+  const std::string base = MigrationBase(table, {"gho", "ghc", "del", "old", "new"});
+  if (base.empty() || !(tables_.contains(TableKey(database, base)) || filter_.Matches(database, base)))
+    return config.mappings.For(database, table, config.dest_database);
+  // A table an online schema migration tool made for a replicated table (its shadow, the old table it
+  // renames away) takes the base table's options, so that excluded columns never reach ClickHouse
+  // through the shadow and the swap brings ORDER BY, renames and codecs along; its ClickHouse name is
+  // made from the base's as the tool made its own (`_orders_v2_gho` for `_orders_gho`).
+  EffectiveMapping m = config.mappings.For(database, base, config.dest_database);
+  const size_t begin = table.find_first_not_of('_');
+  m.source_table = std::string(table);
+  m.dest_table =
+      std::string(table.substr(0, begin)) + m.dest_table + std::string(table.substr(begin + base.size()));
+  // The migration may drop or rename a column the base's entries name: not an error in its copy.
+  for (NamedColumn& n : m.excluded) n.exact = false;
+  for (auto& [n, to] : m.renamed) n.exact = false;
+  for (auto& [n, options] : m.columns) n.exact = false;
+  return m;
+}
+
 bool Pipe::ShouldReplicate(std::string_view database, std::string_view name) const {
   if (filter_.Matches(database, name)) return true;
   std::string base = MigrationBase(name, {"gho", "new"});
@@ -171,11 +187,8 @@ bool Pipe::IsMigrationLeftover(std::string_view database, std::string_view name)
 
 Result<std::vector<schema::TableSchema>> Pipe::LoadSourceSchemas(
     const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep) {
-  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows tables, Rows(*control_, schema::TablesQuery(databases)));
-  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows columns, Rows(*control_, schema::ColumnsQuery(databases)));
-  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows statistics, Rows(*control_, schema::StatisticsQuery(databases)));
   CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> all,
-                          schema::LoadSchemas(tables, columns, statistics, {server_.is_mariadb()}));
+                          mysql::LoadTableSchemas(*control_, databases, server_.is_mariadb()));
   std::vector<schema::TableSchema> out;
   for (schema::TableSchema& t : all) {
     if (keep(t)) out.push_back(std::move(t));
@@ -257,10 +270,13 @@ Status Pipe::Initialize() {
   schema::Tracker tracker({full_metadata_, server_.is_mariadb()});
   CHSYNC_RETURN_IF_ERROR(LoadDatabaseDefaults(tracker));
   // Every table's `table_options:` are checked before any destination table is replaced.
+  std::vector<std::pair<std::string, std::string>> names;
+  names.reserve(schemas.size());
+  for (const schema::TableSchema& t : schemas) names.emplace_back(t.database, t.name);
+  CHSYNC_RETURN_IF_ERROR(request_.config.mappings.CheckDestinations(names, request_.config.dest_database));
   for (const schema::TableSchema& t : schemas) {
-    const PipeConfig& c = request_.config;
-    const EffectiveMapping mapping = c.mappings.For(t.database, t.name, c.dest_database);
-    CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, t, caps_, TargetFor(t.database), c.dest_database));
+    const EffectiveMapping mapping = MappingFor(t.database, t.name);
+    CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, t, caps_, TargetIn(mapping.dest_database)));
     if (mapping.adopt) {
       auto adoptable = CheckAdopted(t, mapping, {}, /*must_be_empty=*/true);
       if (!adoptable.ok()) return std::move(adoptable).error();
@@ -328,7 +344,7 @@ Status Pipe::ResyncTable(const std::string& qualified) {
                                       fresh.excluded});
   for (const RebuildState& r : checkpoint_.rebuilds) {
     if (r.database == database && r.table == name)
-      CHSYNC_RETURN_IF_ERROR(DropDestination(TargetFor(database), r.temp_table));
+      CHSYNC_RETURN_IF_ERROR(DropDestination(PlaceFor(database, name).target, r.temp_table));
   }
   std::erase_if(checkpoint_.rebuilds,
                 [&](const RebuildState& r) { return r.database == database && r.table == name; });
@@ -365,24 +381,64 @@ Status Pipe::LoadState() {
   return Status::Ok();
 }
 
+Status Pipe::FollowMovedDestination(const DestinationState& saved, const std::string& database,
+                                    const std::string& table) {
+  if (saved.clickhouse_table.empty()) return Status::Ok();  // a checkpoint older than the field
+  const Placement now = PlaceFor(database, table);
+  if (now.target.database == saved.clickhouse_database && now.table == saved.clickhouse_table)
+    return Status::Ok();
+  const Placement was{TargetIn(saved.clickhouse_database), saved.clickhouse_table};
+  const std::string key = TableKey(database, table);
+  for (const RebuildState& r : checkpoint_.rebuilds) {
+    if (r.database == database && r.table == table) {
+      return Error(ErrorKind::kConfig,
+                   fmt::format("table_options now put {} in the ClickHouse table {}, but its rows are in {} "
+                               "and it is being rebuilt there: restore its dest in table_options until the "
+                               "rebuild has finished (chsync status shows it), then change it",
+                               key, now.Qualified(), was.Qualified()));
+    }
+  }
+  CHSYNC_ASSIGN_OR_RETURN(bool was_there, DestinationTableExists(was.target, was.table));
+  CHSYNC_ASSIGN_OR_RETURN(bool now_there, DestinationTableExists(now.target, now.table));
+  if (was_there && now_there) {
+    return Error(ErrorKind::kConfig,
+                 fmt::format("table_options now put {} in the ClickHouse table {}, which exists already, "
+                             "while its rows are in {}: drop or rename {} in ClickHouse, or restore the "
+                             "table's dest in table_options",
+                             key, now.Qualified(), was.Qualified(), now.Qualified()));
+  }
+  // Not there and not at the new place either: a crash came after the rename below (or the user
+  // moved it); the writer's first INSERT says so if it is gone.
+  if (was_there) {
+    CHSYNC_RETURN_IF_ERROR(RenameDestination(was.target, was.table, now.target, now.table));
+    log::Warn("{}: table_options now put it in {}: its ClickHouse table {} was renamed to {}", key,
+              now.Qualified(), was.Qualified(), now.Qualified());
+  }
+  return Status::Ok();
+}
+
 Status Pipe::BuildTables() {
   tables_.clear();
+  std::vector<std::pair<std::string, std::string>> names;
+  for (const TableSnapshot& s : checkpoint_.snapshot) {
+    if (tracker_.Find(s.database, s.table) != nullptr) names.emplace_back(s.database, s.table);
+  }
+  CHSYNC_RETURN_IF_ERROR(request_.config.mappings.CheckDestinations(names, request_.config.dest_database));
   for (const TableSnapshot& s : checkpoint_.snapshot) {
     const schema::TableSchema* schema = tracker_.Find(s.database, s.table);
     if (schema == nullptr) continue;  // dropped at the source; its destination is kept
-    const PipeConfig& c = request_.config;
     auto state = std::make_unique<TableState>();
     std::string key = TableKey(s.database, s.table);
     const DestinationState* saved = nullptr;
     for (const DestinationState& d : checkpoint_.destinations) {
       if (d.table == key) saved = &d;
     }
-    EffectiveMapping checked = c.mappings.For(s.database, s.table, c.dest_database);
+    EffectiveMapping checked = MappingFor(s.database, s.table);
     if (saved != nullptr) {
       checked.AcceptRenamedAway(saved->excluded,
                                 {saved->clickhouse_names.begin(), saved->clickhouse_names.end()});
     }
-    CHSYNC_RETURN_IF_ERROR(CheckForPipe(checked, *schema, caps_, TargetFor(s.database), c.dest_database));
+    CHSYNC_RETURN_IF_ERROR(CheckForPipe(checked, *schema, caps_, TargetIn(checked.dest_database)));
     state->dest = FreshDestination(*schema, saved != nullptr ? saved->excluded : std::vector<std::string>{});
     if (saved != nullptr) {
       // Its ClickHouse table holds what it was created with: an exclusion added to table_options
@@ -407,6 +463,7 @@ Status Pipe::BuildTables() {
               key, column, key);
         }
       }
+      CHSYNC_RETURN_IF_ERROR(FollowMovedDestination(*saved, s.database, s.table));
       state->dest.kept_columns = saved->kept_columns;
       state->dest.clickhouse_defaults = {saved->defaults.begin(), saved->defaults.end()};
       state->dest.clickhouse_names = {saved->clickhouse_names.begin(), saved->clickhouse_names.end()};
@@ -441,8 +498,9 @@ Status Pipe::RebuildWriter(TableState& table) {
   std::erase_if(table.dest.kept_columns,
                 [&](const std::string& c) { return table.dest.source.FindColumn(c) >= 0; });
   schema::TableSchema layout = WriterSchema(table.dest);
-  if (table.rebuild) layout.name = table.rebuild->state.temp_table;
-  clickhouse::DdlTarget target = TargetFor(table.dest.source.database);
+  Placement place = PlaceFor(table.dest.source.database, table.dest.source.name);
+  layout.name = table.rebuild ? table.rebuild->state.temp_table : place.table;
+  const clickhouse::DdlTarget& target = place.target;
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableWriter writer,
                           clickhouse::TableWriter::Create(layout, caps_, target));
   if (!shard_urls_.empty() && target.sharded) RouteWriter(layout, target, writer);
@@ -462,9 +520,7 @@ Status Pipe::RebuildWriter(TableState& table) {
   if (!key.full_row) {
     // With table_options' ORDER BY or PARTITION BY, an UPDATE of a column they name moves the row too.
     const schema::TableSchema& source = table.dest.source;
-    const PipeConfig& config = request_.config;
-    for (const std::string& c :
-         config.mappings.For(source.database, source.name, config.dest_database).KeyColumns(source)) {
+    for (const std::string& c : MappingFor(source.database, source.name).KeyColumns(source)) {
       table.key_indexes.push_back(source.FindColumn(c));
     }
   }
@@ -488,6 +544,9 @@ void Pipe::SyncDestinations() {
          {table->dest.clickhouse_names.begin(), table->dest.clickhouse_names.end()},
          table->dest.aliases,
          table->dest.excluded});
+    Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
+    checkpoint_.destinations.back().clickhouse_database = std::move(place.target.database);
+    checkpoint_.destinations.back().clickhouse_table = std::move(place.table);
     if (table->rebuild) {
       std::lock_guard<std::mutex> lock(table->rebuild->mutex);
       checkpoint_.rebuilds.push_back(table->rebuild->state);
@@ -544,7 +603,9 @@ Status Pipe::Snapshot() {
     SnapshotJob job;
     job.schema = it->second->dest.source;
     job.writer_schema = WriterSchema(it->second->dest);
-    job.target = TargetFor(s.database);
+    Placement place = PlaceFor(s.database, s.table);
+    job.writer_schema.name = place.table;
+    job.target = place.target;
     job.progress = s;
     jobs.push_back(std::move(job));
     checkpoint_index.push_back(i);
@@ -643,9 +704,9 @@ Status Pipe::CopyAndStream() {
   if (request_.config.durable_inserts) {
     // Tables created before durable_inserts was set get the settings too (a no-op when they have them).
     for (const auto& [key, table] : tables_) {
-      const clickhouse::DdlTarget target = TargetFor(table->dest.source.database);
-      CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, table->dest.source.name));
-      if (exists) CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::MakeDurable(table->dest.source.name, target)));
+      const Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
+      CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(place.target, place.table));
+      if (exists) CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::MakeDurable(place.table, place.target)));
     }
   }
   if (auto previous = ReadRunStatus(state_->path()); previous.ok() && previous->has_value()) {

@@ -141,6 +141,11 @@ class Pipe {
   /// "server_id 11 at 127.0.0.1:3306".
   std::string DescribeSource() const;
   Status BuildTables();
+  /// `saved`'s ClickHouse table, where a restart's table_options no longer place source table
+  /// database.table, is renamed to where they do (kConfig when a table is there already or the
+  /// table is being rebuilt).
+  Status FollowMovedDestination(const DestinationState& saved, const std::string& database,
+                                const std::string& table);
   Status RebuildWriter(TableState& table);
   Status Snapshot();
   /// From the saved checkpoint: the tables, what is left of the snapshot, then the stream.
@@ -201,6 +206,24 @@ class Pipe {
   clickhouse::DdlTarget TargetFor(std::string_view source_database) const;
   /// Where tables of destination database `dest_database` are.
   clickhouse::DdlTarget TargetIn(std::string dest_database) const;
+  /// Where source table database.table is in ClickHouse: its table_options' dest_database and
+  /// dest_table, else the pipe's destination database and the source name (docs/mapping.md). A
+  /// function of the source name: a table renamed at the source moves to its new name's place.
+  struct Placement {
+    clickhouse::DdlTarget target;
+    std::string table;
+    /// "db.table", for messages and the checkpoint.
+    std::string Qualified() const { return target.database + "." + table; }
+  };
+  Placement PlaceFor(std::string_view database, std::string_view table) const;
+  /// The table_options in force for source table database.table (MappingSet::For with the pipe's
+  /// destination database); an online schema migration's table of a replicated table (gh-ost
+  /// `_t_gho`, pt-online-schema-change `_t_new`, `_t_del`, `_t_old`) gets its base table's.
+  EffectiveMapping MappingFor(std::string_view database, std::string_view table) const;
+  /// kConfig when another replicated table than database.table (and `moving`, a table being
+  /// renamed onto that name) has the ClickHouse place database.table would have.
+  Status CheckPlaceFree(std::string_view database, std::string_view table,
+                        std::string_view moving = "") const;
   /// For `chsync status`: the server rows go to now, and the cluster if there is one.
   std::string DestinationLine() const;
   /// Reads the topology of config.dest_cluster and checks that its nodes have the macros the

@@ -65,7 +65,8 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
                           bool resume) {
   const schema::TableSchema& source = table.dest.source;
   const std::string key = TableKey(source.database, source.name);
-  clickhouse::DdlTarget target = TargetFor(source.database);
+  const Placement place = PlaceFor(source.database, source.name);
+  const clickhouse::DdlTarget& target = place.target;
   if (!table.rebuild) table.rebuild = std::make_unique<Rebuilder>();
   Rebuilder& rebuild = *table.rebuild;
   rebuild.stop = false;
@@ -76,7 +77,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
     if (!exists) {
       // The swap ran before a crash; only its clean-up may be left.
       log::Info("rebuild of {}: already swapped in", key);
-      CHSYNC_RETURN_IF_ERROR(DropDestination(target, source.name + std::string(kReplacedSuffix)));
+      CHSYNC_RETURN_IF_ERROR(DropDestination(target, place.table + std::string(kReplacedSuffix)));
       table.rebuild.reset();
       return RebuildWriter(table);
     }
@@ -84,7 +85,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
     rebuild.state = RebuildState{};
     rebuild.state.database = source.database;
     rebuild.state.table = source.name;
-    rebuild.state.temp_table = source.name + std::string(kRebuildSuffix);
+    rebuild.state.temp_table = place.table + std::string(kRebuildSuffix);
     rebuild.state.progress = {source.database, source.name, TableSnapshot::State::kPending, "", 0,
                               std::nullopt};
     rebuild.state.position = position;
@@ -144,7 +145,8 @@ Status Pipe::CancelRebuild(TableState& table) {
   table.rebuild->Stop();
   std::string temp = table.rebuild->state.temp_table;
   table.rebuild.reset();
-  CHSYNC_RETURN_IF_ERROR(DropDestination(TargetFor(table.dest.source.database), temp));
+  CHSYNC_RETURN_IF_ERROR(
+      DropDestination(PlaceFor(table.dest.source.database, table.dest.source.name).target, temp));
   return RebuildWriter(table);
 }
 
@@ -162,8 +164,9 @@ bool Pipe::AnyRebuildFinished() const {
 }
 
 Status Pipe::SwapIn(TableState& table) {
-  const std::string& name = table.dest.source.name;
-  clickhouse::DdlTarget target = TargetFor(table.dest.source.database);
+  const Placement place = PlaceFor(table.dest.source.database, table.dest.source.name);
+  const std::string& name = place.table;
+  const clickhouse::DdlTarget& target = place.target;
   std::string temp = table.rebuild->state.temp_table;
   std::string replaced = name + std::string(kReplacedSuffix);
   // Each step is skipped when a crash let it run already (see RenameDestination).
@@ -225,10 +228,10 @@ Status Pipe::PollRebuilds(bool wait) {
     CHSYNC_RETURN_IF_ERROR(SwapIn(*table));
     table->rebuild.reset();
     CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
-    std::string line =
-        fmt::format("rebuild finished: {} rows copied; the new table replaced {}.{}",
-                    state.progress.rows_copied, TargetFor(state.database).database, state.table);
-    Record(key, TargetFor(state.database).database, Coordinate(committed_.file, committed_.position),
+    const Placement place = PlaceFor(state.database, state.table);
+    std::string line = fmt::format("rebuild finished: {} rows copied; the new table replaced {}",
+                                   state.progress.rows_copied, place.Qualified());
+    Record(key, place.target.database, Coordinate(committed_.file, committed_.position),
            "(rebuild started at " + state.position + ": " + state.reason + ")", {line}, "");
   }
   return FlushAndCheckpoint();

@@ -186,6 +186,38 @@ TEST(RowConverterTest, SameRowFromBothOriginsEncodesIdentically) {
   }
 }
 
+TEST(RowConverterTest, DateTimeKeptAsTextIsTheSameFromBothOrigins) {
+  schema::TableSchema t = Table({Col("dt", ColumnType::kDateTime), Col("ts", ColumnType::kTimestamp)});
+  t.columns[0].fsp = 6;
+  t.columns[1].fsp = 3;
+  clickhouse::Capabilities caps = clickhouse::FromVersion({18, 16});
+  caps.datetime_fallback_text = true;
+  std::vector<clickhouse::MappedType> types;
+  for (const schema::Column& c : t.columns) types.push_back(*clickhouse::MapColumn(c, caps));
+  ASSERT_EQ(types[0].encoding, clickhouse::Encoding::kDateTimeText);
+  ASSERT_EQ(types[1].encoding, clickhouse::Encoding::kDateTimeText);
+  auto conv = RowConverter::Create(t, types);
+  ASSERT_TRUE(conv.ok());
+  std::vector<Value> row(2);
+  row[0].kind = ValueKind::kDateTime;
+  row[0].datetime = {1000, 1, 1, 0, 0, 0, 1};
+  row[1].kind = ValueKind::kTimestamp;
+  row[1].timestamp = {1718454896, 789000};  // 2024-06-15 12:34:56.789 UTC
+  clickhouse::RowBinaryEncoder a(types), b(types);
+  std::vector<clickhouse::Cell> cells;
+  ASSERT_TRUE(conv->Convert(row, ValueOrigin::kSnapshot, cells).ok());
+  ASSERT_TRUE(a.AppendRow(cells).ok());
+  ASSERT_TRUE(conv->Convert(row, ValueOrigin::kBinlog, cells).ok());
+  ASSERT_TRUE(b.AppendRow(cells).ok());
+  EXPECT_EQ(a.data(), b.data());
+  // Nullable: a 0 marker, then the text's length and the text.
+  EXPECT_EQ(a.data(), std::string("\x00\x1A"
+                                  "1000-01-01 00:00:00.000001"
+                                  "\x00\x17"
+                                  "2024-06-15 12:34:56.789",
+                                  2 * 2 + 26 + 23));
+}
+
 TEST(RowConverterTest, ScratchIsReusedAcrossRows) {
   schema::TableSchema t = Table({Col("name", ColumnType::kVarChar, "latin1", 20)});
   auto conv = RowConverter::Create(t, Types(t));

@@ -4,11 +4,23 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "common/redact.h"
 #include "pipe/state_dir.h"
 
 namespace chsync::pipe {
 
 using nlohmann::ordered_json;
+
+namespace {
+
+std::vector<std::string> RedactAll(const std::vector<std::string>& texts) {
+  std::vector<std::string> out;
+  out.reserve(texts.size());
+  for (const std::string& t : texts) out.push_back(Redact(t));
+  return out;
+}
+
+}  // namespace
 
 std::string RunStatusToJson(const RunStatus& s) {
   ordered_json changes = ordered_json::array();
@@ -16,21 +28,21 @@ std::string RunStatusToJson(const RunStatus& s) {
     changes.push_back(ordered_json{{"at_ms", c.at_ms},
                                    {"position", c.position},
                                    {"table", c.table},
-                                   {"statement", c.statement},
-                                   {"actions", c.actions}});
+                                   {"statement", Redact(c.statement)},
+                                   {"actions", RedactAll(c.actions)}});
   }
   ordered_json j{{"phase", s.phase},
                  {"pid", s.pid},
                  {"updated_at_ms", s.updated_at_ms},
                  {"position", s.position},
                  {"gtid_position", s.gtid_position},
-                 {"source", s.source},
+                 {"source", Redact(s.source)},
                  {"binlog_gap_resyncs", s.binlog_gap_resyncs},
                  {"last_event_time", s.last_event_time},
                  {"rows_applied", s.rows_applied},
                  {"transactions", s.transactions},
-                 {"last_error", s.last_error},
-                 {"destination", s.destination},
+                 {"last_error", Redact(s.last_error)},  // messages: no password saved
+                 {"destination", Redact(s.destination)},
                  {"schema_changes", std::move(changes)},
                  {"policies", s.policies}};
   // Source text (statements, names) may hold any bytes: replace what is not UTF-8.

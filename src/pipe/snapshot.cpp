@@ -238,6 +238,7 @@ void Worker::InsertLoop(size_t index, bool keyed, Handoff& handoff, std::optiona
         std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - insert_start)
             .count());
     if (s.ok()) {
+      ReportClamped(job.schema.QualifiedName(), batch->writer->TakeClamped(), shared_.options.caps.date32);
       Metrics().ObserveInsert(
           rows, bytes,
           std::chrono::duration<double>(std::chrono::steady_clock::now() - insert_start).count());

@@ -58,8 +58,17 @@ Status WriteFileAtomically(const std::string& path, std::string_view content) {
   Status s = WriteAll(fd, content, tmp);
   if (s.ok() && fsync(fd) != 0) s = IoError("cannot fsync", tmp);
   if (close(fd) != 0 && s.ok()) s = IoError("cannot close", tmp);
-  if (!s.ok()) return s;
-  if (rename(tmp.c_str(), path.c_str()) != 0) return IoError("cannot rename " + tmp + " to", path);
+  // A partly written temporary file (disk full) is removed, giving its space back; `path` was not
+  // touched.
+  if (!s.ok()) {
+    unlink(tmp.c_str());
+    return s;
+  }
+  if (rename(tmp.c_str(), path.c_str()) != 0) {
+    Error e = IoError("cannot rename " + tmp + " to", path);
+    unlink(tmp.c_str());
+    return e;
+  }
   std::string dir = DirName(path);
   int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) return IoError("cannot open directory", dir);
@@ -102,8 +111,17 @@ Result<std::optional<Checkpoint>> ReadCheckpoint(const std::string& dir) {
 
 Result<std::unique_ptr<StateDir>> StateDir::Open(const std::string& dir) {
   CHSYNC_RETURN_IF_ERROR(MakeDirs(dir));
+  // A state directory chsync cannot write to fails now, not after a snapshot (access() reports a
+  // read-only file system to root too).
+  if (access(dir.c_str(), W_OK) != 0) {
+    return Error(ErrorKind::kIo, "state directory " + dir + " is not writable (" + std::strerror(errno) +
+                                     "): chsync saves its checkpoint there; make it writable (or "
+                                     "remount its file system read-write) and run chsync again");
+  }
   std::string lock_path = dir + "/lock";
-  int fd = open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // Read-only: flock needs no write access, and the lock stays out of the way when the file system
+  // is remounted read-only under a running pipe (its next checkpoint then fails, clearly).
+  int fd = open(lock_path.c_str(), O_RDONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return IoError("cannot open", lock_path);
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     int err = errno;
@@ -129,7 +147,18 @@ Result<std::optional<Checkpoint>> StateDir::Load() const {
 }
 
 Status StateDir::Save(const Checkpoint& checkpoint) {
-  return WriteFileAtomically(dir_ + "/" + kCheckpointFile, ToJson(checkpoint));
+  Status s = WriteFileAtomically(dir_ + "/" + kCheckpointFile, ToJson(checkpoint));
+  if (s.ok()) return s;
+  Error e = std::move(s).error();
+  const bool disk = e.message().find(std::strerror(ENOSPC)) != std::string::npos ||
+                    e.message().find(std::strerror(EDQUOT)) != std::string::npos;
+  const bool read_only = e.message().find(std::strerror(EROFS)) != std::string::npos;
+  std::string what_to_do = disk        ? "free space on the file system of " + dir_
+                           : read_only ? "make the file system of " + dir_ + " writable again"
+                                       : "fix the state directory " + dir_;
+  return Error(e.kind(), "cannot save the checkpoint: " + e.message() + ". The last saved checkpoint (" +
+                             dir_ + "/" + kCheckpointFile + ") is intact: " + what_to_do +
+                             ", then run chsync again; it goes on from that checkpoint without loss");
 }
 
 }  // namespace chsync::pipe

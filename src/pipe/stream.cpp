@@ -636,7 +636,8 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
         !(created && ShouldReplicate(name.database, name.name))) {
       if (dropping && leftover) {
         // A migration tool's table that ClickHouse may hold (renamed out of the replication).
-        Status s = DropDestination(TargetFor(name.database), name.name);
+        const Placement place = PlaceFor(name.database, name.name);
+        Status s = DropDestination(place.target, place.table);
         if (!s.ok()) return s;
       }
       continue;
@@ -654,6 +655,7 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     if (created)
       before = DestinationTable{};  // a new table: what ClickHouse holds under its name is moved aside
     const schema::TableSchema* after = tracker_.Find(name.database, name.name);
+    if (created) CHSYNC_RETURN_IF_ERROR(CheckPlaceFree(name.database, name.name));
     PolicyContext context = ContextFor(name.database, name.name);
     context.position = position;
     context.statement = statement;
@@ -684,10 +686,10 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     }
     if (plan.created) {
       CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
-      CHSYNC_RETURN_IF_ERROR(
-          MakeRoom(context.target, name.name, fmt::format("{}_{}", sequence, event.position)));
+      CHSYNC_RETURN_IF_ERROR(MakeRoom(context.target, context.mapping.dest_table,
+                                      fmt::format("{}_{}", sequence, event.position)));
     }
-    if (Status ran = RunPlan(plan, context.target, name.name); !ran.ok()) {
+    if (Status ran = RunPlan(plan, context.target, context.mapping.dest_table); !ran.ok()) {
       // ClickHouse refused the table's ALTER: the table parks (when that concerns it alone).
       if (table == nullptr || plan.dropped || plan.created) return ran;
       Metrics().NoteSchemaChange(SchemaChangeKind(statement), "failed");
@@ -759,8 +761,11 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
     const schema::TableName& to = change.table;
     const std::string from_key = TableKey(from.database, from.name);
     const std::string to_key = TableKey(to.database, to.name);
-    const clickhouse::DdlTarget from_target = TargetFor(from.database);
-    const clickhouse::DdlTarget to_target = TargetFor(to.database);
+    // Each name's place in ClickHouse: the ClickHouse table moves to the new name's place.
+    const Placement from_place = PlaceFor(from.database, from.name);
+    const Placement to_place = PlaceFor(to.database, to.name);
+    const clickhouse::DdlTarget& from_target = from_place.target;
+    const clickhouse::DdlTarget& to_target = to_place.target;
     const bool replicate_to = ShouldReplicate(to.database, to.name);
     auto it = tables_.find(from_key);
     std::vector<std::string> lines;
@@ -771,6 +776,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
         return ResyncError(
             from_key, fmt::format("renamed to {} (rename_table=fail): \"{}\"", to_key, statement), event);
       }
+      if (replicate_to) CHSYNC_RETURN_IF_ERROR(CheckPlaceFree(to.database, to.name, from_key));
       std::unique_ptr<TableState> state = std::move(it->second);
       tables_.erase(it);
       const bool rebuilding = state->rebuild != nullptr;
@@ -778,11 +784,11 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
       CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
       if (dropped_.contains(to_key) || replicate_to) {
         CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/room", index), [&] {
-          return MakeRoom(to_target, to.name, fmt::format("{}_{}", sequence, event.position));
+          return MakeRoom(to_target, to_place.table, fmt::format("{}_{}", sequence, event.position));
         }));
       }
       CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/rename", index), [&] {
-        return RenameDestination(from_target, from.name, to_target, to.name);
+        return RenameDestination(from_target, from_place.table, to_target, to_place.table);
       }));
       std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
         return s.database == from.database && s.table == from.name;
@@ -799,9 +805,8 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
         state->stream_from.reset();
         checkpoint_.snapshot.push_back(
             {to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
-        lines.push_back(fmt::format("RENAME TABLE {} TO {}: ClickHouse table {}.{} renamed to {}.{}",
-                                    from_key, to_key, from_target.database, from.name, to_target.database,
-                                    to.name));
+        lines.push_back(fmt::format("RENAME TABLE {} TO {}: ClickHouse table {} renamed to {}", from_key,
+                                    to_key, from_place.Qualified(), to_place.Qualified()));
         TableState& moved = *state;
         tables_[to_key] = std::move(state);
         dropped_.erase(to_key);
@@ -819,10 +824,10 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
         state->dest.source.name = to.name;
         dropped_[to_key] = state->dest;
         lines.push_back(
-            fmt::format("RENAME TABLE {} TO {}: ClickHouse table renamed to {}.{}; {} does not match "
+            fmt::format("RENAME TABLE {} TO {}: ClickHouse table renamed to {}; {} does not match "
                         "--tables, so it is no "
                         "longer replicated (its ClickHouse table keeps the rows it has)",
-                        from_key, to_key, to_target.database, to.name, to_key));
+                        from_key, to_key, to_place.Qualified(), to_key));
       }
       Record(from_key, from_target.database, position, statement, lines,
              rebuilding ? "rebuilt" : "propagated");
@@ -831,6 +836,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
     dropped_.erase(from_key);
     if (!replicate_to) continue;
     // A table chsync did not replicate moved onto a replicated name: its rows must be copied.
+    CHSYNC_RETURN_IF_ERROR(CheckPlaceFree(to.database, to.name));
     PolicyContext context = ContextFor(to.database, to.name);
     if (context.policy.create_table == SchemaPolicy::CreateTable::kIgnore) continue;
     if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
@@ -859,7 +865,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
     // Run again after the rebuild below swapped its copy in (and a crash came), it would move the
     // copy aside.
     CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/room", index), [&] {
-      return MakeRoom(to_target, to.name, fmt::format("{}_{}", sequence, event.position));
+      return MakeRoom(to_target, to_place.table, fmt::format("{}_{}", sequence, event.position));
     }));
     auto state = std::make_unique<TableState>();
     state->dest = FreshDestination(*schema);
@@ -1090,6 +1096,7 @@ size_t Pipe::PendingRows() const {
 
 Status Pipe::FlushTable(const std::string& key, TableState& table) {
   if (!table.writer || table.writer->rows() == 0) return Status::Ok();
+  ReportClamped(key, table.writer->TakeClamped(), caps_.date32);
   pending_bytes_ -= std::min(pending_bytes_, table.writer->bytes());
   if (boundaries_.open_xa()) {
     xa_changes_[key].Absorb(table.changes);
@@ -1113,6 +1120,7 @@ Flusher::BatchInfo Pipe::TakeBatchInfo(TableState& table) {
 Status Pipe::QueueRows(TableState& table) {
   Flusher::BatchInfo info = TakeBatchInfo(table);
   const std::string key = TableKey(table.dest.source.database, table.dest.source.name);
+  ReportClamped(key, table.writer->TakeClamped(), caps_.date32);
   if (table.writer->routed() && flusher_->lanes() > 1) {
     const size_t total_bytes = std::max<size_t>(1, table.writer->bytes());
     std::vector<std::pair<size_t, std::string>> shards = table.writer->TakeShardData();

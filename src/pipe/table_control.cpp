@@ -54,8 +54,8 @@ Status Pipe::HoldTable(TableState& table, HeldTable held, bool announce) {
     log::Warn("table {} paused at {}: its changes are no longer applied until `chsync resume`", held.table,
               held.position);
   }
-  Record(held.table, TargetFor(table.dest.source.database).database, held.position,
-         held.statement.empty() ? "(" + held.reason + ")" : held.statement,
+  Record(held.table, PlaceFor(table.dest.source.database, table.dest.source.name).target.database,
+         held.position, held.statement.empty() ? "(" + held.reason + ")" : held.statement,
          {held.state == "parked" ? "parked: " + held.reason : "paused"}, "");
   table.held = std::move(held);
   PublishTables();

@@ -399,6 +399,14 @@ TypeChangeVerdict ClassifyTypeChange(const schema::Column& old_column, const sch
                        "; DECIMAL kept as text on this ClickHouse: MODIFY would not write the digits "
                        "chsync writes");
   }
+  if ((om.encoding == clickhouse::Encoding::kDateTimeText ||
+       nm.encoding == clickhouse::Encoding::kDateTimeText) &&
+      (om.encoding != nm.encoding || om.scale != nm.scale)) {
+    return Verdict(Kind::kRebuild, o, n,
+                   effect.reason +
+                       "; DATETIME kept as text on this ClickHouse (datetime_fallback: string): MODIFY "
+                       "would not write the text chsync writes");
+  }
   if (nm.nullable && !om.nullable && !caps.modify_to_nullable) {
     return Verdict(Kind::kRebuild, o, n,
                    effect.reason + "; this ClickHouse cannot MODIFY a column to Nullable");

@@ -188,6 +188,22 @@ TEST(TypeChangeTest, Table) {
   }
 }
 
+TEST(TypeChangeTest, DateTimeKeptAsTextRebuildsWhenItsTextChanges) {
+  clickhouse::Capabilities text = kOld;
+  text.datetime_fallback_text = true;
+  // The width of the fraction is part of the text chsync writes: ClickHouse cannot pad it.
+  TypeChangeVerdict v = ClassifyTypeChange(Col("datetime(3)"), Col("datetime(6)"), false, text);
+  EXPECT_EQ(v.kind, Kind::kRebuild) << v.reason;
+  // DateTime → String would print no fraction digits at all.
+  v = ClassifyTypeChange(Col("datetime"), Col("datetime(3)"), false, text);
+  EXPECT_EQ(v.kind, Kind::kRebuild) << v.reason;
+  EXPECT_NE(v.reason.find("datetime_fallback"), std::string::npos) << v.reason;
+  v = ClassifyTypeChange(Col("datetime(3)"), Col("datetime(3) NULL"), false, text);
+  EXPECT_EQ(v.kind, Kind::kModify) << v.reason;
+  v = ClassifyTypeChange(Col("datetime(3)"), Col("datetime(3)"), false, text);
+  EXPECT_EQ(v.kind, Kind::kUnchanged) << v.reason;
+}
+
 TEST(TypeChangeTest, ReasonNamesTypesAndCause) {
   TypeChangeVerdict v = ClassifyTypeChange(Col("datetime(6)"), Col("datetime"), true, kNew);
   EXPECT_EQ(v.kind, Kind::kRebuild);

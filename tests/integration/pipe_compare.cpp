@@ -735,8 +735,9 @@ std::string CompareTable(mysql::Connection& source, const std::string& dest_url,
   }
   auto src = ReadSourceTable(source, db, table, columns, keys, version, &error);
   if (!src.has_value()) return name + ": " + error;
-  auto dst = ReadDestinationTable(dest_url, options.dest_database.empty() ? db : options.dest_database, table,
-                                  columns, keys, version, &error);
+  auto dst = ReadDestinationTable(dest_url, options.dest_database.empty() ? db : options.dest_database,
+                                  options.dest_table.empty() ? table : options.dest_table, columns, keys,
+                                  version, &error);
   if (!dst.has_value()) return name + ": " + error;
 
   std::vector<std::string> lines;

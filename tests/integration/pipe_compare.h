@@ -127,6 +127,8 @@ struct CompareOptions {
   /// Destination database; the source database name when empty (as `chsync run` does without
   /// --dest-database).
   std::string dest_database;
+  /// Destination table; the source table's name when empty.
+  std::string dest_table;
   /// Source columns left out of the comparison (a test checks them itself).
   std::vector<std::string> ignore_columns;
   /// Most differences listed in the report (all are counted).

@@ -1,7 +1,8 @@
 // `table_options:` end to end (docs/mapping.md): the ClickHouse table options of a config file in
 // the tables the pipe creates (snapshot, ADD COLUMN while streaming), and the start-up checks that
-// refuse a bad or not yet applied mapping (exit 2) before any table is created; excluded and renamed
-// columns through snapshot, streaming, DDL and a table rename, in both row-metadata modes.
+// refuse a bad mapping (exit 2) before any table is created; excluded and renamed columns through
+// snapshot, streaming, DDL and a table rename, in both row-metadata modes; destination database and
+// table names through DDL, renames, a table swap and a change of the file.
 
 #include <gtest/gtest.h>
 
@@ -297,8 +298,117 @@ TEST_P(TableOptionsTest, BadMappingsAreRefusedAtStartUp) {
   ExpectRefused("table_options:\n  DB.t:\n    exclude_columns: [nope]\n", {p_.db() + ".t", "nope"});
   ExpectRefused("table_options:\n  DB.t:\n    exclude_columns: [id]\n", {p_.db() + ".t", "id"});
   ExpectRefused("table_options:\n  DB.t:\n    rename_columns: {s: g}\n", {p_.db() + ".t", "g"});
-  ExpectRefused("table_options:\n  DB.t:\n    dest_table: t_v2\n",
-                {p_.db() + ".t", "dest_database/dest_table", "not available yet"});
+  p_.Exec("CREATE TABLE u (id INT PRIMARY KEY)");
+  ExpectRefused("table_options:\n  DB.t:\n    dest_table: one\n  DB.u:\n    dest_table: one\n",
+                {p_.db() + ".t", p_.db() + ".u", p_.db() + ".one", "both"});
+}
+
+TEST_P(TableOptionsTest, DestinationNamesFollowTheTableThroughDdlRenamesAndASwap) {
+  ASSERT_TRUE(p_.connected());
+  const std::string other = p_.db() + "_an";  // a second ClickHouse database
+  struct DropOther {
+    const PipeTest& p;
+    std::string db;
+    ~DropOther() {
+      if (p.dest() == Dest::kServer) (void)p.DestQuery("DROP DATABASE IF EXISTS " + db);
+    }
+  } drop_other{p_, other};
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20), n INT NOT NULL, pii VARCHAR(30))",
+              "INSERT INTO t SELECT seq, CONCAT('s', seq), seq * 2, CONCAT('secret-', seq) FROM seq_1_to_300",
+              "CREATE TABLE u1 (id INT PRIMARY KEY, v VARCHAR(10))",
+              "INSERT INTO u1 SELECT seq, CONCAT('v', seq) FROM seq_1_to_50"});
+  auto config_for = [&](const std::string& t_dest) {
+    std::string yaml = "table_options:\n  DB.t:\n    dest: " + other + "." + t_dest +
+                       "\n    exclude_columns: [pii]\n  \"DB.u*\":\n    dest_table: \"{table}_ch\"\n";
+    return Config(yaml);
+  };
+  auto expect_equal = [&](const std::string& table, const std::string& database, const std::string& dest,
+                          const std::string& when) {
+    testing::CompareOptions options;
+    options.dest_database = database;
+    options.dest_table = dest;
+    options.ignore_columns = {"pii"};
+    EXPECT_EQ(p_.Compare(table, options), "") << table << " → " << database << "." << dest << " " << when;
+  };
+  auto tables_in = [&](const std::string& database) {
+    std::set<std::string> names;
+    for (const auto& row : p_.DestQuery("SELECT name FROM system.tables WHERE database = '" + database +
+                                        "' AND name NOT LIKE '\\_chsync\\_%'"))
+      if (!row.empty() && row[0]) names.insert(*row[0]);
+    return names;
+  };
+
+  std::vector<std::string> config = config_for("orders_v2");
+  // `chsync check --config` shows each table's effective mapping, and what is wrong with one.
+  auto check = [&](const std::vector<std::string>& with) {
+    std::vector<std::string> args{
+        testing::ChsyncBinary(), "check",    "--source",    p_.source_url(), "--dest",
+        p_.dest_url(),           "--tables", p_.db() + ".*"};
+    args.insert(args.end(), with.begin(), with.end());
+    return testing::RunCommand(args, 60000);
+  };
+  CommandResult checked = check(config);
+  EXPECT_EQ(checked.exit_code, 0) << checked.Describe();
+  EXPECT_NE(checked.out.find(p_.db() + ".t → " + other + ".orders_v2"), std::string::npos)
+      << checked.Describe();
+  EXPECT_NE(checked.out.find(p_.db() + ".u1 → " + p_.db() + ".u1_ch"), std::string::npos)
+      << checked.Describe();
+  checked = check(Config("table_options:\n  DB.t:\n    exclude_columns: [nope]\n"));
+  EXPECT_EQ(checked.exit_code, 1) << checked.Describe();
+  EXPECT_NE(checked.out.find("nope"), std::string::npos) << checked.Describe();
+
+  ASSERT_RUN_OK(p_.Run(config), "(snapshot) with dest and dest_table");
+  EXPECT_EQ(tables_in(other), (std::set<std::string>{"orders_v2"}));
+  EXPECT_EQ(tables_in(p_.db()), (std::set<std::string>{"u1_ch"}));
+  expect_equal("t", other, "orders_v2", "after the snapshot");
+  expect_equal("u1", p_.db(), "u1_ch", "after the snapshot");
+
+  // Rows, a column added, a table created at the source and a rename, all while streaming.
+  p_.ExecAll({"INSERT INTO t SELECT seq, 'new', seq, 'secret-new' FROM seq_301_to_350",
+              "UPDATE t SET n = n + 1 WHERE id % 3 = 0", "DELETE FROM t WHERE id BETWEEN 10 AND 19",
+              "ALTER TABLE t ADD COLUMN note VARCHAR(10) NOT NULL DEFAULT 'x'",
+              "UPDATE t SET note = 'y' WHERE id % 4 = 0", "TRUNCATE TABLE u1",
+              "INSERT INTO u1 VALUES (1, 'again')", "CREATE TABLE u2 (id INT PRIMARY KEY, w INT)",
+              "INSERT INTO u2 SELECT seq, seq FROM seq_1_to_20", "RENAME TABLE u1 TO u3",
+              "UPDATE u3 SET v = 'renamed'"});
+  ASSERT_RUN_OK(p_.Run(config), "(streaming) with dest and dest_table");
+  EXPECT_EQ(tables_in(p_.db()), (std::set<std::string>{"u2_ch", "u3_ch"}));
+  expect_equal("t", other, "orders_v2", "after streaming");
+  expect_equal("u2", p_.db(), "u2_ch", "after CREATE TABLE");
+  expect_equal("u3", p_.db(), "u3_ch", "after RENAME TABLE u1 TO u3");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM system.columns WHERE database = '" + other +
+                         "' AND table = 'orders_v2' AND name = 'note'"),
+            "1");
+
+  // An online schema change the way pt-online-schema-change makes it: the shadow table's rows
+  // become t's, and t's ClickHouse table stays where table_options put it. The shadow takes t's
+  // options: its excluded column never reaches ClickHouse.
+  p_.ExecAll({"CREATE TABLE _t_new LIKE t", "ALTER TABLE _t_new MODIFY s VARCHAR(40)",
+              "INSERT INTO _t_new SELECT * FROM t", "RENAME TABLE t TO _t_old, _t_new TO t",
+              "DROP TABLE _t_old", "INSERT INTO t VALUES (1000, 'after the swap', 1, 'secret-swap', 'z')"});
+  CommandResult swapped = p_.Run(config);
+  ASSERT_RUN_OK(swapped, "(streaming) after a table swap");
+  EXPECT_EQ(tables_in(other), (std::set<std::string>{"orders_v2"}));
+  expect_equal("t", other, "orders_v2", "after the swap");
+  EXPECT_NE(swapped.err.find("_orders_v2_new"), std::string::npos) << swapped.Describe();
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM system.columns WHERE database IN ('" + other + "', '" +
+                         p_.db() + "') AND name = 'pii'"),
+            "0");
+  if (p_.DestValue("SELECT count() FROM system.tables WHERE database = 'system' AND name = 'query_log'") ==
+      "1") {
+    EXPECT_EQ(p_.DestValue("SELECT count() FROM system.query_log WHERE position(query, 'secret-') > 0 AND "
+                           "position(query, 'query_log') = 0"),
+              "0");
+  }
+
+  // The file moved the table elsewhere: the restart renames its ClickHouse table there.
+  config = config_for("orders_v3");
+  p_.Exec("UPDATE t SET n = 0 WHERE id < 5");
+  CommandResult r = p_.Run(config);
+  ASSERT_RUN_OK(r, "after dest changed in the file");
+  EXPECT_NE(r.err.find(other + ".orders_v3"), std::string::npos) << r.Describe();
+  EXPECT_EQ(tables_in(other), (std::set<std::string>{"orders_v3"}));
+  expect_equal("t", other, "orders_v3", "after dest changed in the file");
 }
 
 TEST_P(TableOptionsTest, AnExclusionAddedLaterIsRefusedUntilTheTableIsCopiedAgain) {

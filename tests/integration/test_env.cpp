@@ -113,9 +113,10 @@ bool Alive(pid_t pid) {
          line[paren + 2] != 'X';
 }
 
-/// ClickHouse servers answer `SELECT 1` at $<server> (ZooKeeper's start script waits by itself).
+/// ClickHouse servers answer `SELECT 1` at $<server> (the start scripts of ZooKeeper and MariaDB,
+/// CHSYNC_TEST_MYSQL_*, wait by themselves until the server serves).
 bool Answers(const std::string& server) {
-  if (server.find("ZOOKEEPER") != std::string::npos) return true;
+  if (server.find("ZOOKEEPER") != std::string::npos || server.starts_with("CHSYNC_TEST_MYSQL")) return true;
   std::string url = RequireEnv(server.c_str());
   if (url.empty()) return false;
   ProcessResult r = RunProcess({ChsyncBinary(), "query", "--dest", url, "SELECT 1"});

@@ -1,0 +1,753 @@
+// Issue 18, "faults survived, nothing lost": `chsync run` against servers that die, networks that
+// break and a state directory that fills up or turns read-only. Each test keeps writing at the
+// source while the fault lasts; afterwards the pipe (still running, or run again where a user would
+// run it again) ends with ClickHouse's FINAL view equal to the source, and without duplicate keys
+// once the parts are merged (count() = uniqExact(id) after OPTIMIZE … FINAL). The log must say what
+// chsync waits for, naming the server.
+//
+//   FaultsMariaDb     the `mysql-fault` server killed with SIGKILL while the pipe streams, and
+//                     started again (RESOURCE_LOCK chsync_mysql_fault, faults.cmake).
+//   FaultsClickHouse  the `clickhouse-fault` server killed while the pipe streams and in the middle
+//                     of a snapshot (RESOURCE_LOCK chsync_clickhouse_fault, shared with
+//                     pipe_correctness_test's FaultClickHouse suite).
+//   FaultsNetwork     a loopback TCP proxy (tcp_proxy.h) between chsync and each server that drops
+//                     connections, stalls them and delays packets.
+//   FaultsStateDir    the state directory on a small tmpfs that fills up or is remounted read-only
+//                     (tests run as root; a failing mount fails the test), and a second `chsync run`
+//                     on the same state directory.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/url.h"
+#include "mysql/connection.h"
+#include "pipe_compare.h"
+#include "pipe_harness.h"
+#include "tcp_proxy.h"
+#include "test_env.h"
+
+namespace chsync {
+namespace {
+
+using testing::BackgroundProcess;
+using testing::CommandResult;
+using testing::Dest;
+using testing::MakeTempDir;
+using testing::PipeTest;
+using testing::RequireEnv;
+using testing::RunCommand;
+using testing::TcpProxy;
+using Clock = std::chrono::steady_clock;
+
+/// Replication server ids of this binary (see the other suites' bases).
+constexpr int kServerIdBase = 18500000;
+
+/// ClickHouse statements retried often with short waits, so that a server back after a few
+/// seconds is used at once (the defaults wait up to 30 s between tries).
+constexpr const char* kFastRetries = "retry:\n  attempts: 200\n  max_backoff_ms: 1000\n";
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Tail(const std::string& text, size_t max_bytes = 6000) {
+  return text.size() <= max_bytes ? text : "…" + text.substr(text.size() - max_bytes);
+}
+
+std::string WriteConfig(const std::string& yaml) {
+  std::string path = MakeTempDir("faults-config") + "/chsync.yaml";
+  std::ofstream(path) << yaml;
+  return path;
+}
+
+bool WaitUntil(const std::function<bool()>& done, std::chrono::milliseconds timeout,
+               std::chrono::milliseconds poll = std::chrono::milliseconds(300)) {
+  auto deadline = Clock::now() + timeout;
+  while (!done()) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(poll);
+  }
+  return true;
+}
+
+void Sleep(int ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+/// "127.0.0.1:PORT" of a mysql:// or http:// URL.
+std::string HostPort(const std::string& url) {
+  auto u = ParseUrl(url);
+  if (!u.ok()) return url;
+  return u->host + ":" + std::to_string(u->port);
+}
+
+/// `url` with its port replaced by `port` (a proxy in front of the server).
+std::string ThroughPort(const std::string& url, int port) {
+  auto u = ParseUrl(url);
+  if (!u.ok()) return url;
+  std::string from = ":" + std::to_string(u->port);
+  size_t at = url.rfind(from);
+  if (at == std::string::npos) return url;
+  return url.substr(0, at) + ":" + std::to_string(port) + url.substr(at + from.size());
+}
+
+/// Writes into `db`.t at the source from a thread of its own, as an application does: inserts
+/// mostly, some updates and deletes, every ~15 ms. When the server is gone it keeps trying to
+/// reconnect (the statements of that time are lost to the source as well, so they do not matter).
+class SourceWriter {
+ public:
+  SourceWriter(std::string url, std::string db, int64_t first_id)
+      : url_(std::move(url)), db_(std::move(db)), next_id_(first_id) {}
+  ~SourceWriter() { Stop(); }
+
+  void Start() {
+    thread_ = std::thread([this] { Loop(); });
+  }
+  void Stop() {
+    stop_.store(true);
+    if (thread_.joinable()) thread_.join();
+  }
+  int64_t written() const { return written_.load(); }
+  int64_t failed() const { return failed_.load(); }
+
+ private:
+  void Loop() {
+    std::unique_ptr<mysql::Connection> conn;
+    for (int64_t i = 0; !stop_.load(); ++i) {
+      if (conn == nullptr) {
+        auto url = ParseUrl(url_);
+        auto options = url.ok() ? mysql::OptionsFromUrl(*url) : Result<mysql::ConnectOptions>(url.error());
+        if (options.ok()) {
+          options->connect_timeout_s = 2;
+          options->read_timeout_s = 5;
+          options->write_timeout_s = 5;
+          auto opened = mysql::Connection::Open(*options);
+          if (opened.ok() && (*opened)->Execute("USE " + db_).ok()) conn = std::move(*opened);
+        }
+        if (conn == nullptr) {
+          failed_.fetch_add(1);
+          Sleep(200);
+          continue;
+        }
+      }
+      std::string sql;
+      const int64_t id = next_id_;
+      switch (i % 10) {
+        case 7:
+        case 8: sql = "UPDATE t SET v = v + 1, s = 'updated' WHERE id = " + std::to_string(id - 3); break;
+        case 9: sql = "DELETE FROM t WHERE id = " + std::to_string(id - 7); break;
+        default:
+          sql = "INSERT INTO t VALUES (" + std::to_string(id) + ", " + std::to_string(i) + ", 'written')";
+          ++next_id_;
+      }
+      if (conn->Execute(sql).ok()) {
+        written_.fetch_add(1);
+      } else {
+        failed_.fetch_add(1);
+        conn.reset();
+        Sleep(200);
+        continue;
+      }
+      Sleep(15);
+    }
+  }
+
+  std::string url_;
+  std::string db_;
+  int64_t next_id_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> written_{0};
+  std::atomic<int64_t> failed_{0};
+  std::thread thread_;
+};
+
+/// Prints the first warnings of a run's log (what chsync said while the fault lasted).
+void PrintWarnings(const std::string& text, int max_lines = 4) {
+  std::istringstream in(text);
+  std::string line;
+  for (int n = 0; n < max_lines && std::getline(in, line);) {
+    if (line.find(" WARN ") == std::string::npos) continue;
+    std::printf("  %s\n", line.substr(0, 400).c_str());
+    ++n;
+  }
+}
+
+/// The first field of a destination query, nullopt when it fails (the server may be down).
+std::optional<std::string> TryDestValue(const std::string& dest_url, const std::string& sql) {
+  std::string error;
+  auto rows = testing::QueryDestination(dest_url, sql, &error);
+  if (!rows.has_value() || rows->empty() || rows->front().empty()) return std::nullopt;
+  return rows->front()[0].value_or("NULL");
+}
+
+/// Waits (up to `seconds`) until the destination's FINAL view of `table` equals the source; the
+/// last comparison's report ("" when equal).
+std::string WaitEqualToSource(PipeTest& p, const std::string& table, int seconds) {
+  std::string report = "never compared";
+  const std::string count_sql =
+      "SELECT count() FROM " + p.DestTable(table) + " FINAL WHERE _chsync_is_deleted = 0";
+  WaitUntil(
+      [&] {
+        auto dest = TryDestValue(p.dest_url(), count_sql);
+        std::string source = p.SourceValue("SELECT COUNT(*) FROM " + table);
+        if (!dest.has_value() || *dest != source) {
+          report = "row counts differ: source " + source + ", ClickHouse " + dest.value_or("(no answer)");
+          return false;
+        }
+        report = p.Compare(table);
+        return report.empty();
+      },
+      std::chrono::seconds(seconds), std::chrono::milliseconds(500));
+  return report;
+}
+
+/// After the pipe stopped: merges the destination table's parts and returns "" when every key is
+/// stored once (count() = uniqExact(id) without FINAL), else what was found.
+std::string DuplicateKeys(PipeTest& p, const std::string& table) {
+  std::string error;
+  if (!testing::QueryDestination(p.dest_url(), "OPTIMIZE TABLE " + p.DestTable(table) + " FINAL", &error)) {
+    return "OPTIMIZE … FINAL failed: " + error;
+  }
+  auto rows = testing::QueryDestination(p.dest_url(),
+                                        "SELECT count(), uniqExact(id) FROM " + p.DestTable(table), &error);
+  if (!rows || rows->empty() || rows->front().size() < 2) return "cannot count the keys: " + error;
+  const std::string count = rows->front()[0].value_or("?"), keys = rows->front()[1].value_or("?");
+  if (count == keys) return "";
+  return count + " rows for " + keys + " keys after OPTIMIZE … FINAL";
+}
+
+#define EXPECT_NO_DUPLICATE_KEYS(p, table)                                                            \
+  do {                                                                                                \
+    std::string dup = DuplicateKeys(p, table);                                                        \
+    EXPECT_TRUE(dup.empty()) << "duplicate keys in ClickHouse table " << (p).DestTable(table) << ": " \
+                             << dup;                                                                  \
+  } while (false)
+
+/// One source table `t` with `rows` rows.
+void CreateTable(PipeTest& p, int rows, int filler_chars = 20) {
+  p.ExecAll({"CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT NOT NULL, s VARCHAR(400))",
+             "INSERT INTO t SELECT seq, seq, REPEAT('x', " + std::to_string(filler_chars) +
+                 ") FROM seq_1_to_" + std::to_string(rows)});
+}
+
+/// Waits (up to 120 s) until the destination's FINAL view of t has at least `rows` rows, while
+/// `run` keeps running.
+bool WaitForRows(BackgroundProcess& run, PipeTest& p, int64_t rows) {
+  const std::string sql = "SELECT count() FROM " + p.DestTable("t") + " FINAL WHERE _chsync_is_deleted = 0";
+  return WaitUntil(
+             [&] {
+               if (!run.Running()) return true;
+               auto got = TryDestValue(p.dest_url(), sql);
+               return got.has_value() && std::stoll(*got) >= rows;
+             },
+             std::chrono::seconds(120)) &&
+         run.Running();
+}
+
+/// Stops a background run with SIGTERM and expects exit 0.
+void StopRun(BackgroundProcess& run) {
+  EXPECT_EQ(run.SignalAndWait(SIGTERM, 60'000), 0) << "chsync run must exit 0 on SIGTERM:\n"
+                                                   << Tail(run.Log());
+}
+
+// ---------------------------------------------------------------------------------------------
+// MariaDB killed (the `mysql-fault` server; no other suite uses it).
+
+class FaultsMariaDb : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(testing::StartServer("CHSYNC_TEST_MYSQL_FAULT")) << "mysql-fault must run before the test";
+    p_.Init("CHSYNC_TEST_MYSQL_FAULT", Dest::kServer, "fmaria", kServerIdBase);
+  }
+  void TearDown() override {
+    testing::StartServer("CHSYNC_TEST_MYSQL_FAULT");
+    p_.ConnectSource(RequireEnv("CHSYNC_TEST_MYSQL_FAULT"));
+    p_.Cleanup();
+  }
+  PipeTest p_;
+};
+
+TEST_F(FaultsMariaDb, KilledWhileStreamingRetriesAndLosesNothing) {
+  ASSERT_TRUE(p_.connected());
+  CreateTable(p_, 2000);
+  const std::string url = RequireEnv("CHSYNC_TEST_MYSQL_FAULT");
+  const std::string log = MakeTempDir("faults-log") + "/run.log";
+  auto run = BackgroundProcess::Start(
+      p_.RunArgs(p_.db() + ".*", false, {"--config", WriteConfig(kFastRetries), "--batch-age-ms", "200"}),
+      log);
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitForRows(*run, p_, 2000)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+
+  SourceWriter writer(url, p_.db(), 100000);
+  writer.Start();
+  Sleep(1500);
+  ASSERT_TRUE(testing::KillServer("CHSYNC_TEST_MYSQL_FAULT"));
+  Sleep(4000);  // down: the pipe retries, the application's writes fail
+  EXPECT_TRUE(run->Running()) << "chsync run exited while MariaDB was down:\n" << Tail(run->Log());
+  ASSERT_TRUE(testing::StartServer("CHSYNC_TEST_MYSQL_FAULT"));
+  Sleep(2500);  // back: writes go on
+  writer.Stop();
+  std::printf("writer: %lld statements, %lld failed\n", static_cast<long long>(writer.written()),
+              static_cast<long long>(writer.failed()));
+  EXPECT_GT(writer.failed(), 0) << "the writer never saw MariaDB down";
+
+  p_.ConnectSource(url);
+  ASSERT_TRUE(p_.connected());
+  std::string report = WaitEqualToSource(p_, "t", 90);
+  EXPECT_TRUE(report.empty()) << "90 s after MariaDB came back, ClickHouse differs from the source:\n"
+                              << report << "\n"
+                              << Tail(run->Log());
+  const std::string text = run->Log();
+  EXPECT_NE(text.find("MySQL server " + HostPort(url)), std::string::npos)
+      << "the log must name the MariaDB server the pipe waits for:\n"
+      << Tail(text);
+  EXPECT_NE(text.find("reading again from the last checkpoint"), std::string::npos)
+      << "the log must say that the pipe retries:\n"
+      << Tail(text);
+  PrintWarnings(run->Log());
+  StopRun(*run);
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+// ---------------------------------------------------------------------------------------------
+// ClickHouse killed (the `clickhouse-fault` server, shared with pipe_correctness_test's suite).
+
+class FaultsClickHouse : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(testing::StartFaultClickHouse()) << "the fault ClickHouse must answer before the test";
+    p_.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "fch", kServerIdBase, "CHSYNC_TEST_CLICKHOUSE_FAULT");
+  }
+  void TearDown() override {
+    testing::StartFaultClickHouse();
+    p_.Cleanup();
+  }
+  PipeTest p_;
+};
+
+TEST_F(FaultsClickHouse, KilledWhileStreamingRetriesAndLosesNothing) {
+  ASSERT_TRUE(p_.connected());
+  CreateTable(p_, 2000);
+  const std::string log = MakeTempDir("faults-log") + "/run.log";
+  auto run = BackgroundProcess::Start(
+      p_.RunArgs(p_.db() + ".*", false, {"--config", WriteConfig(kFastRetries), "--batch-age-ms", "200"}),
+      log);
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitForRows(*run, p_, 2000)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+
+  SourceWriter writer(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), p_.db(), 100000);
+  writer.Start();
+  Sleep(1000);
+  ASSERT_TRUE(testing::KillFaultClickHouse());
+  Sleep(5000);  // down while the source keeps changing
+  EXPECT_TRUE(run->Running()) << "chsync run exited while ClickHouse was down:\n" << Tail(run->Log());
+  ASSERT_TRUE(testing::StartFaultClickHouse());
+  Sleep(1500);
+  writer.Stop();
+  EXPECT_EQ(writer.failed(), 0) << "the source must have taken every write";
+
+  std::string report = WaitEqualToSource(p_, "t", 90);
+  EXPECT_TRUE(report.empty()) << "after ClickHouse came back, it differs from the source:\n"
+                              << report << "\n"
+                              << Tail(run->Log());
+  const std::string text = run->Log();
+  EXPECT_NE(text.find("ClickHouse at http://" + HostPort(p_.dest_url())), std::string::npos)
+      << "the log must name the ClickHouse server the pipe waits for:\n"
+      << Tail(text);
+  EXPECT_NE(text.find("retrying in"), std::string::npos) << "the log must say that it retries:\n"
+                                                         << Tail(text);
+  PrintWarnings(run->Log());
+  StopRun(*run);
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+TEST_F(FaultsClickHouse, KilledDuringSnapshotRetriesAndLosesNothing) {
+  ASSERT_TRUE(p_.connected());
+  constexpr int kRows = 400000;
+  CreateTable(p_, kRows, 100);
+  const std::string log = MakeTempDir("faults-log") + "/run.log";
+  auto run = BackgroundProcess::Start(
+      p_.RunArgs(p_.db() + ".*", false,
+                 {"--config", WriteConfig(kFastRetries), "--batch-age-ms", "200", "--snapshot-parallelism",
+                  "1", "--snapshot-chunk-rows", "2000", "--batch-rows", "2000"}),
+      log);
+  ASSERT_TRUE(run.has_value());
+  SourceWriter writer(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), p_.db(), 1000000);
+  writer.Start();
+  // Killed once the first rows arrived and before the last.
+  const std::string count_sql = "SELECT count() FROM " + p_.DestTable("t");
+  int64_t at_kill = 0;
+  ASSERT_TRUE(WaitUntil(
+      [&] {
+        auto got = TryDestValue(p_.dest_url(), count_sql);
+        at_kill = got ? std::stoll(*got) : 0;
+        return at_kill > 0 || !run->Running();
+      },
+      std::chrono::seconds(60), std::chrono::milliseconds(50)));
+  ASSERT_TRUE(testing::KillFaultClickHouse());
+  std::printf("ClickHouse killed with %lld of %d snapshot rows stored\n", static_cast<long long>(at_kill),
+              kRows);
+  ASSERT_LT(at_kill, kRows) << "the snapshot ended before ClickHouse was killed: make the table larger";
+  Sleep(4000);
+  EXPECT_TRUE(run->Running()) << "chsync run exited while ClickHouse was down:\n" << Tail(run->Log());
+  ASSERT_TRUE(testing::StartFaultClickHouse());
+  Sleep(1000);
+  writer.Stop();
+
+  std::string report = WaitEqualToSource(p_, "t", 120);
+  EXPECT_TRUE(report.empty())
+      << "after ClickHouse came back during the snapshot, it differs from the source:\n"
+      << report << "\n"
+      << Tail(run->Log());
+  const std::string text = run->Log();
+  EXPECT_NE(text.find("ClickHouse at http://" + HostPort(p_.dest_url())), std::string::npos)
+      << "the log must name the ClickHouse server the pipe waits for:\n"
+      << Tail(text);
+  PrintWarnings(run->Log());
+  StopRun(*run);
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Network cuts: a proxy between chsync and each server (the servers every suite shares; only
+// connections through the proxies break).
+
+class FaultsNetwork : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    p_.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "fnet", kServerIdBase);
+    ASSERT_TRUE(p_.connected());
+    std::string error;
+    auto source = ParseUrl(p_.source_url());
+    auto dest = ParseUrl(p_.dest_url());
+    ASSERT_TRUE(source.ok() && dest.ok());
+    mysql_proxy_ = TcpProxy::Start(source->port, &error);
+    ASSERT_NE(mysql_proxy_, nullptr) << error;
+    clickhouse_proxy_ = TcpProxy::Start(dest->port, &error);
+    ASSERT_NE(clickhouse_proxy_, nullptr) << error;
+    p_.SetRunSources(ThroughPort(p_.source_url(), mysql_proxy_->port()));
+  }
+  void TearDown() override {
+    mysql_proxy_.reset();
+    clickhouse_proxy_.reset();
+    p_.Cleanup();
+  }
+
+  /// `chsync run` (streaming) through both proxies; `dest_query` is added to the destination URL.
+  std::optional<BackgroundProcess> StartRun(const std::string& dest_query = "") {
+    std::vector<std::string> argv =
+        p_.RunArgs(p_.db() + ".*", false, {"--config", WriteConfig(kFastRetries), "--batch-age-ms", "200"});
+    argv[5] = ThroughPort(p_.dest_url(), clickhouse_proxy_->port()) + dest_query;
+    clickhouse_url_ = argv[5];
+    return BackgroundProcess::Start(argv, MakeTempDir("faults-log") + "/run.log");
+  }
+
+  PipeTest p_;
+  std::unique_ptr<TcpProxy> mysql_proxy_;
+  std::unique_ptr<TcpProxy> clickhouse_proxy_;
+  std::string clickhouse_url_;
+};
+
+TEST_F(FaultsNetwork, DroppedConnectionsAreOpenedAgain) {
+  CreateTable(p_, 2000);
+  auto run = StartRun();
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitForRows(*run, p_, 2000)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+  const size_t mysql_before = mysql_proxy_->accepted(), clickhouse_before = clickhouse_proxy_->accepted();
+
+  SourceWriter writer(p_.source_url(), p_.db(), 100000);
+  writer.Start();
+  for (int i = 0; i < 3; ++i) {
+    Sleep(1200);
+    mysql_proxy_->DropAll();
+    Sleep(1200);
+    clickhouse_proxy_->DropAll();
+  }
+  Sleep(1000);
+  writer.Stop();
+  EXPECT_TRUE(run->Running()) << "chsync run exited after dropped connections:\n" << Tail(run->Log());
+
+  std::string report = WaitEqualToSource(p_, "t", 60);
+  EXPECT_TRUE(report.empty()) << "after dropped connections, ClickHouse differs from the source:\n"
+                              << report << "\n"
+                              << Tail(run->Log());
+  EXPECT_GE(mysql_proxy_->accepted(), mysql_before + 3) << "chsync did not connect to MariaDB again";
+  EXPECT_GT(clickhouse_proxy_->accepted(), clickhouse_before) << "chsync did not connect to ClickHouse again";
+  const std::string text = run->Log();
+  EXPECT_NE(text.find("MySQL server 127.0.0.1:" + std::to_string(mysql_proxy_->port())), std::string::npos)
+      << "the log must name the MariaDB server whose connection broke:\n"
+      << Tail(text);
+  PrintWarnings(run->Log());
+  StopRun(*run);
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+TEST_F(FaultsNetwork, StalledSourceConnectionTimesOut) {
+  CreateTable(p_, 2000);
+  auto run = StartRun();
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitForRows(*run, p_, 2000)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+
+  SourceWriter writer(p_.source_url(), p_.db(), 100000);
+  writer.Start();
+  Sleep(1000);
+  mysql_proxy_->Stall();
+  // Longer than the binlog stream's stall limit (10 s with chsync's heartbeats).
+  const std::string expected =
+      "nothing arrived from MySQL server 127.0.0.1:" + std::to_string(mysql_proxy_->port());
+  const bool noticed = WaitUntil([&] { return run->Log().find(expected) != std::string::npos; },
+                                 std::chrono::seconds(40), std::chrono::milliseconds(200));
+  EXPECT_TRUE(noticed) << "40 s into a stalled source connection, the log does not say so ('" << expected
+                       << "'):\n"
+                       << Tail(run->Log());
+  // The connection opened again stalls as well until the network is back.
+  Sleep(1500);
+  mysql_proxy_->Pass();
+  Sleep(1500);
+  writer.Stop();
+  EXPECT_TRUE(run->Running()) << "chsync run exited after a stalled connection:\n" << Tail(run->Log());
+
+  std::string report = WaitEqualToSource(p_, "t", 60);
+  EXPECT_TRUE(report.empty()) << "after a stalled source connection, ClickHouse differs from the source:\n"
+                              << report << "\n"
+                              << Tail(run->Log());
+  PrintWarnings(run->Log());
+  StopRun(*run);
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+TEST_F(FaultsNetwork, StalledClickHouseConnectionTimesOut) {
+  CreateTable(p_, 2000);
+  // The destination's request timeout shortened (?request-timeout=S in its URL; 600 s by default).
+  auto run = StartRun("?request-timeout=3");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitForRows(*run, p_, 2000)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+
+  SourceWriter writer(p_.source_url(), p_.db(), 100000);
+  writer.Start();
+  Sleep(1000);
+  clickhouse_proxy_->Stall();
+  const std::string expected = "ClickHouse at http://127.0.0.1:" + std::to_string(clickhouse_proxy_->port());
+  const bool noticed = WaitUntil(
+      [&] {
+        std::string text = run->Log();
+        size_t at = text.find(expected);
+        return at != std::string::npos && text.find("timed out", at) != std::string::npos;
+      },
+      std::chrono::seconds(30), std::chrono::milliseconds(200));
+  EXPECT_TRUE(noticed) << "30 s into a stalled ClickHouse connection, the log does not say that a request to "
+                       << expected << " timed out:\n"
+                       << Tail(run->Log());
+  Sleep(1000);
+  clickhouse_proxy_->Pass();
+  Sleep(1000);
+  writer.Stop();
+  EXPECT_TRUE(run->Running()) << "chsync run exited after a stalled connection:\n" << Tail(run->Log());
+
+  std::string report = WaitEqualToSource(p_, "t", 60);
+  EXPECT_TRUE(report.empty()) << "after a stalled ClickHouse connection, it differs from the source:\n"
+                              << report << "\n"
+                              << Tail(run->Log());
+  PrintWarnings(run->Log());
+  StopRun(*run);
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+TEST_F(FaultsNetwork, DelayedPacketsStillConverge) {
+  CreateTable(p_, 5000);
+  mysql_proxy_->Delay(30);
+  clickhouse_proxy_->Delay(30);
+  auto run = StartRun();
+  ASSERT_TRUE(run.has_value());
+  SourceWriter writer(p_.source_url(), p_.db(), 100000);
+  writer.Start();
+  ASSERT_TRUE(WaitForRows(*run, p_, 5000)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+  Sleep(3000);
+  writer.Stop();
+  std::string report = WaitEqualToSource(p_, "t", 60);
+  EXPECT_TRUE(report.empty()) << "with delayed packets, ClickHouse differs from the source:\n"
+                              << report << "\n"
+                              << Tail(run->Log());
+  EXPECT_TRUE(run->Running()) << "chsync run exited with delayed packets:\n" << Tail(run->Log());
+  PrintWarnings(run->Log());
+  StopRun(*run);
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The state directory: full, read-only, and used by two runs.
+
+class FaultsStateDir : public ::testing::Test {
+ protected:
+  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "fstate", kServerIdBase); }
+  void TearDown() override {
+    if (mounted_) umount2(p_.state().c_str(), MNT_DETACH);
+    p_.Cleanup();
+  }
+
+  /// Mounts a tmpfs of `size` on the (empty) state directory. Fails the test when it cannot: the
+  /// tests run as root, here and on CI.
+  void MountTmpfs(const std::string& size) {
+    options_ = "size=" + size + ",mode=0755";
+    if (mount("tmpfs", p_.state().c_str(), "tmpfs", 0, options_.c_str()) != 0) {
+      FAIL() << "mount -t tmpfs -o " << options_ << " tmpfs " << p_.state() << ": " << std::strerror(errno)
+             << " (the state directory tests mount a small tmpfs; run them as root)";
+    }
+    mounted_ = true;
+  }
+  /// Remounts it read-only (true) or read-write.
+  bool Remount(bool read_only) {
+    unsigned long flags = MS_REMOUNT | (read_only ? MS_RDONLY : 0);
+    if (mount("tmpfs", p_.state().c_str(), "tmpfs", flags, options_.c_str()) != 0) {
+      ADD_FAILURE() << "mount -o remount," << (read_only ? "ro " : "rw ") << p_.state() << ": "
+                    << std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+
+  /// The checkpoint file parses and `chsync status` reads it.
+  void ExpectCheckpointIntact(const std::string& when) {
+    std::string text = ReadFile(p_.state() + "/checkpoint.json");
+    auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    EXPECT_TRUE(!j.is_discarded() && j.contains("resume")) << "checkpoint.json is damaged " << when << ":\n"
+                                                           << Tail(text, 2000);
+    CommandResult status = p_.ChsyncStatus();
+    EXPECT_EQ(status.exit_code, 0) << "chsync status " << when << ":\n" << status.Describe();
+  }
+
+  PipeTest p_;
+  bool mounted_ = false;
+  std::string options_;
+};
+
+TEST_F(FaultsStateDir, DiskFullKeepsTheLastCheckpointAndResumesWhenFreed) {
+  ASSERT_TRUE(p_.connected());
+  ASSERT_NO_FATAL_FAILURE(MountTmpfs("1m"));
+  CreateTable(p_, 2000);
+  CommandResult first = p_.Run({"--batch-age-ms", "200"});
+  ASSERT_RUN_OK(first, "before the disk filled");
+  ExpectCheckpointIntact("after the first run");
+  const std::string before = ReadFile(p_.state() + "/checkpoint.json");
+
+  // Everything else the file system holds goes to one file.
+  const std::string filler = p_.state() + "/filler";
+  {
+    std::ofstream out(filler, std::ios::binary);
+    std::string block(4096, 'f');
+    while (out.write(block.data(), static_cast<std::streamsize>(block.size())) && out.flush()) {
+    }
+  }
+  SourceWriter writer(p_.source_url(), p_.db(), 100000);
+  writer.Start();
+  const std::string log = MakeTempDir("faults-log") + "/run.log";
+  auto run = BackgroundProcess::Start(p_.RunArgs(p_.db() + ".*", false, {"--batch-age-ms", "200"}), log);
+  ASSERT_TRUE(run.has_value());
+  const bool exited = WaitUntil([&] { return !run->Running(); }, std::chrono::seconds(60));
+  writer.Stop();
+  ASSERT_TRUE(exited) << "chsync run still runs 60 s after its state directory filled up:\n"
+                      << Tail(run->Log());
+  const std::string text = run->Log();
+  std::printf("chsync run on a full state directory:\n%s\n", Tail(text, 1500).c_str());
+  EXPECT_EQ(run->exit_code(), 1) << Tail(text);
+  EXPECT_NE(text.find(std::strerror(ENOSPC)), std::string::npos) << "the error must say the disk is full:\n"
+                                                                 << Tail(text);
+  EXPECT_NE(text.find(p_.state()), std::string::npos) << "the error must name the state directory:\n"
+                                                      << Tail(text);
+  EXPECT_NE(text.find("free space"), std::string::npos) << "the error must say what to do:\n" << Tail(text);
+  ExpectCheckpointIntact("after the disk filled up");
+  EXPECT_EQ(ReadFile(p_.state() + "/checkpoint.json"), before) << "the checkpoint changed on a full disk";
+
+  ASSERT_EQ(unlink(filler.c_str()), 0);
+  CommandResult again = p_.Run({"--batch-age-ms", "200"});
+  ASSERT_RUN_OK(again, "after space was freed");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the state directory filled up and space was freed");
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+TEST_F(FaultsStateDir, ReadOnlyKeepsTheLastCheckpointAndResumesWhenWritable) {
+  ASSERT_TRUE(p_.connected());
+  ASSERT_NO_FATAL_FAILURE(MountTmpfs("4m"));
+  CreateTable(p_, 2000);
+  const std::string log = MakeTempDir("faults-log") + "/run.log";
+  auto run = BackgroundProcess::Start(p_.RunArgs(p_.db() + ".*", false, {"--batch-age-ms", "200"}), log);
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitForRows(*run, p_, 2000)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+  Sleep(500);
+
+  // Read-only under the running pipe: its next checkpoint fails.
+  ASSERT_TRUE(Remount(true));
+  const std::string before = ReadFile(p_.state() + "/checkpoint.json");
+  SourceWriter writer(p_.source_url(), p_.db(), 100000);
+  writer.Start();
+  const bool exited = WaitUntil([&] { return !run->Running(); }, std::chrono::seconds(60));
+  Sleep(500);
+  writer.Stop();
+  ASSERT_TRUE(exited) << "chsync run still runs 60 s after its state directory became read-only:\n"
+                      << Tail(run->Log());
+  std::string text = run->Log();
+  std::printf("chsync run on a state directory remounted read-only:\n%s\n", Tail(text, 1500).c_str());
+  EXPECT_EQ(run->exit_code(), 1) << Tail(text);
+  EXPECT_NE(text.find(std::strerror(EROFS)), std::string::npos) << "the error must say why:\n" << Tail(text);
+  EXPECT_NE(text.find("cannot save the checkpoint"), std::string::npos) << Tail(text);
+  ExpectCheckpointIntact("after the file system became read-only");
+  EXPECT_EQ(ReadFile(p_.state() + "/checkpoint.json"), before);
+
+  // Started on the read-only directory: refused at once, saying what to do.
+  CommandResult refused = p_.Run({"--batch-age-ms", "200"});
+  EXPECT_EQ(refused.exit_code, 1) << refused.Describe();
+  EXPECT_NE(refused.err.find("is not writable"), std::string::npos) << refused.Describe();
+
+  ASSERT_TRUE(Remount(false));
+  CommandResult again = p_.Run({"--batch-age-ms", "200"});
+  ASSERT_RUN_OK(again, "after the state directory became writable again");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the state directory was read-only and became writable");
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+TEST_F(FaultsStateDir, SecondRunOnTheSameStateDirectoryIsRefused) {
+  ASSERT_TRUE(p_.connected());
+  CreateTable(p_, 500);
+  const std::string log = MakeTempDir("faults-log") + "/run.log";
+  auto run = BackgroundProcess::Start(p_.RunArgs(p_.db() + ".*", false, {"--batch-age-ms", "200"}), log);
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitForRows(*run, p_, 500)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+
+  CommandResult second = RunCommand(p_.RunArgs(p_.db() + ".*", false, {}), 60'000);
+  std::printf("the second chsync run said: %s", second.err.c_str());
+  EXPECT_EQ(second.exit_code, 2) << second.Describe();
+  EXPECT_NE(second.err.find("state directory " + p_.state() + " is in use by another chsync process"),
+            std::string::npos)
+      << "the second run must say that another process uses the state directory:\n"
+      << second.Describe();
+  // The first goes on.
+  p_.Exec("INSERT INTO t SELECT seq, seq, 'after' FROM seq_501_to_600");
+  EXPECT_TRUE(WaitForRows(*run, p_, 600)) << Tail(run->Log());
+  StopRun(*run);
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after a second run was refused");
+}
+
+}  // namespace
+}  // namespace chsync
