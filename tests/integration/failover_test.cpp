@@ -153,8 +153,10 @@ TEST_F(FailoverTest, FollowsAPromotedReplicaByGtidUnderLoad) {
   ASSERT_TRUE(pair_.Promote());
   p_.ConnectSource(pair_.replica_url());
   ASSERT_TRUE(p_.connected());
-  // Updates of rows the primary wrote: they must win over the versions read from the primary.
-  p_.ExecAll(Workload(5000, 5100));
+  // New rows in a range the load above cannot reach however fast it ran (it reached id 5000 on a
+  // quiet machine once), then updates of rows the primary wrote: they must win over the versions
+  // read from the primary.
+  p_.ExecAll(Workload(500000, 500100));
   p_.ExecAll({"UPDATE t SET v = -v, s = 'after failover' WHERE id <= 100",
               "ALTER TABLE t ADD COLUMN later VARCHAR(10) DEFAULT 'x'",
               "UPDATE t SET later = 'y' WHERE id BETWEEN 101 AND 120", "DELETE FROM u WHERE n % 2 = 0",
