@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "pipe_compare.h"
@@ -140,6 +141,14 @@ class ClusterPipe : public PipeTest {
     EXPECT_EQ(both, 0u) << table << ": keys with versions on both shards";
   }
 
+  /// `chsync verify` of the test database through `dest` (every node by default).
+  CommandResult Verify(const std::string& dest = "") const {
+    return RunCommand(
+        {testing::ChsyncBinary(), "verify", "--source", source_url(), "--dest", dest.empty() ? all_ : dest,
+         "--tables", db() + ".*", "--state", state(), "--chunk-rows", "1000"},
+        300'000);
+  }
+
   const std::vector<std::string>& nodes() const { return nodes_; }
   const Topology& topology() const { return topology_; }
 
@@ -263,6 +272,69 @@ TEST_P(ClusterScenario, SnapshotStreamingAndSchemaChangesReachEveryNode) {
     std::string logged = NodeValue(node, "SELECT count() FROM `" + pipe_.db() + "`._chsync_schema_log FINAL");
     EXPECT_GE(std::stoll(logged.empty() ? "0" : logged), 8) << node;
   }
+}
+
+// `chsync verify` of a cluster copy: through the Distributed tables (several shards) or the
+// replicated tables, from every node; rows changed on one shard's node are found and named.
+TEST_P(ClusterScenario, VerifyComparesTheClusterCopy) {
+  ASSERT_TRUE(pipe_.connected());
+  const bool sharded = GetParam().sharded;
+  pipe_.ExecAll({
+      "CREATE TABLE orders (id INT PRIMARY KEY, customer VARCHAR(40) NOT NULL, amount DECIMAL(12,2), "
+      "placed DATETIME NOT NULL)",
+      "INSERT INTO orders SELECT seq, CONCAT('c', seq), seq * 1.25, '2026-01-01 00:00:00' + INTERVAL seq "
+      "MINUTE FROM seq_1_to_5000",
+      "CREATE TABLE codes (code VARCHAR(10) PRIMARY KEY, v INT)",
+      "INSERT INTO codes SELECT CONCAT('k', seq), seq FROM seq_1_to_300",
+      "CREATE TABLE nokey (x INT, y VARCHAR(10))",
+      "INSERT INTO nokey VALUES (1, 'a'), (1, 'a'), (2, NULL)",
+  });
+  ASSERT_RUN_OK(pipe_.RunCluster(), "(snapshot)");
+  pipe_.ExecAll(
+      {"UPDATE orders SET amount = amount + 1 WHERE id % 10 = 0", "DELETE FROM orders WHERE id % 17 = 0"});
+  ASSERT_RUN_OK(pipe_.RunCluster(), "(streaming)");
+  for (const char* t : {"orders", "codes"}) pipe_.ExpectEveryNodeEqual(t, "before verify");
+
+  CommandResult equal = pipe_.Verify();
+  EXPECT_EQ(equal.exit_code, 0) << equal.Describe();
+  EXPECT_NE(equal.out.find("verify: 3 table(s) equal"), std::string::npos) << equal.Describe();
+  CommandResult second_node = pipe_.Verify(pipe_.nodes()[1]);
+  EXPECT_EQ(second_node.exit_code, 0) << second_node.Describe();
+
+  // A newer version of one row and a tombstone of another, written on the node that holds them
+  // (the shard's local table; with one shard, the replicated table itself).
+  const std::string database = sharded ? pipe_.db() + "_local" : pipe_.db();
+  auto holder = [&](const std::string& table, const std::string& where) -> std::string {
+    if (!sharded) return pipe_.nodes()[0];
+    for (const std::string& node : pipe_.nodes()) {
+      if (NodeValue(node, "SELECT count() FROM `" + database + "`.`" + table + "` WHERE " + where) != "0")
+        return node;
+    }
+    ADD_FAILURE() << "no shard holds " << table << " " << where;
+    return pipe_.nodes()[0];
+  };
+  for (const auto& [table, where, insert] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"orders", "id = 1234",
+            "(id, customer, amount, placed, _chsync_version, _chsync_is_deleted) VALUES "
+            "(1234, 'changed', 1542.50, '2026-01-01 20:34:00', 18446744073709551000, 0)"},
+           {"orders", "id = 77",
+            "(id, customer, amount, placed, _chsync_version, _chsync_is_deleted) VALUES "
+            "(77, 'c77', 96.25, '2026-01-01 01:17:00', 18446744073709551000, 1)"},
+           {"codes", "code = 'k42'",
+            "(code, v, _chsync_version, _chsync_is_deleted) VALUES ('k42', -42, "
+            "18446744073709551000, 0)"}}) {
+    std::string error;
+    const std::string node = holder(table, where);
+    ASSERT_TRUE(QueryDestination(node, "INSERT INTO `" + database + "`.`" + table + "` " + insert, &error))
+        << node << ": " << error;
+  }
+  CommandResult v = pipe_.Verify();
+  EXPECT_EQ(v.exit_code, 1) << v.Describe();
+  EXPECT_NE(v.out.find("id=1234: customer: source 'c1234', destination 'changed'"), std::string::npos)
+      << v.Describe();
+  EXPECT_NE(v.out.find("id=77: missing in the destination"), std::string::npos) << v.Describe();
+  EXPECT_NE(v.out.find("code='k42': v: source 42, destination -42"), std::string::npos) << v.Describe();
+  EXPECT_NE(v.out.find("2 of 3 table(s) differ"), std::string::npos) << v.Describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(Cluster, ClusterScenario, ::testing::Values(kReplicated, kSharded), Name);
