@@ -212,6 +212,7 @@ void Decoder::Reset() {
   pending_file_.reset();
   encrypted_ = false;
   tables_.clear();
+  recent_maps_.clear();
   clear_tables_before_next_map_ = false;
   partial_.Reset();
 }
@@ -310,6 +311,37 @@ Result<Event> Decoder::DecodeOne(std::string_view bytes, uint64_t position, bool
               in_payload};
   CHSYNC_RETURN_IF_ERROR(DecodeBody(ctx, ev));
   return ev;
+}
+
+Result<std::shared_ptr<const TableMap>> Decoder::TableMapOf(const ByteReader& r, uint8_t post_header_len) {
+  ByteReader peek = r;
+  const std::string_view body = peek.ReadRest();
+  const bool unfiltered = !options_.decode_rows_of;
+  auto it = recent_maps_.find(body);
+  if (it != recent_maps_.end() &&
+      (unfiltered || options_.decode_rows_of(*it->second.map) == it->second.wanted)) {
+    return it->second.map;
+  }
+  bool asked = true;
+  const std::function<bool(const TableMap&)> ask = [&](const TableMap& map) {
+    asked = options_.decode_rows_of(map);
+    return asked;
+  };
+  CHSYNC_ASSIGN_OR_RETURN(std::shared_ptr<TableMap> t,
+                          internal::ParseTableMap(r, post_header_len, format_ && format_->mariadb,
+                                                  options_.decode_rows_of ? &ask : nullptr));
+  // complete_table_map fills in what the event leaves out from elsewhere (the tracked schema),
+  // which may change while the bytes stay the same: such maps are parsed afresh each time.
+  const bool completed = options_.complete_table_map &&
+                         std::any_of(t->columns.begin(), t->columns.end(), [](const ColumnInfo& c) {
+                           return IsOldTemporalType(c.type) && c.metadata == 0;
+                         });
+  if (options_.complete_table_map) CHSYNC_RETURN_IF_ERROR(options_.complete_table_map(*t));
+  if (!completed) {
+    if (recent_maps_.size() >= kRecentMapsLimit) recent_maps_.clear();
+    recent_maps_.insert_or_assign(std::string(body), RecentMap{t, asked});
+  }
+  return std::shared_ptr<const TableMap>(std::move(t));
 }
 
 Status Decoder::DecodeFormatDescription(Context& ctx, Event& ev) {
@@ -505,10 +537,7 @@ Status Decoder::DecodeBody(Context& ctx, Event& ev) {
       return Status::Ok();
     }
     case EventType::kTableMap: {
-      CHSYNC_ASSIGN_OR_RETURN(
-          std::shared_ptr<TableMap> t,
-          internal::ParseTableMap(r, post_header(8), format_ && format_->mariadb, &options_.decode_rows_of));
-      if (options_.complete_table_map) CHSYNC_RETURN_IF_ERROR(options_.complete_table_map(*t));
+      CHSYNC_ASSIGN_OR_RETURN(std::shared_ptr<const TableMap> t, TableMapOf(r, post_header(8)));
       if (clear_tables_before_next_map_) {
         tables_.clear();
         clear_tables_before_next_map_ = false;

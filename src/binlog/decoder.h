@@ -90,6 +90,8 @@ class Decoder {
   Status DecodeMariaGtid(Context& ctx, Event& event);
   Status DecodePayload(Context& ctx, Event& event);
   Status DecodePartialRowData(Context& ctx, Event& event);
+  /// The TABLE_MAP whose body `r` covers: parsed, or the one parsed from the same bytes before.
+  Result<std::shared_ptr<const TableMap>> TableMapOf(const ByteReader& r, uint8_t post_header_len);
 
   DecoderOptions options_;
   std::string file_;
@@ -99,6 +101,19 @@ class Decoder {
   std::unordered_map<uint64_t, std::shared_ptr<const TableMap>> tables_;
   /// Set after a rows event with STMT_END_F: the statement's table maps are done with.
   bool clear_tables_before_next_map_ = false;
+  /// TABLE_MAPs by the bytes of their body: every statement repeats its table's map, and the
+  /// same object handed out again saves parsing it and tells consumers it has not changed
+  /// (a changed table has a new table id, so new bytes). `wanted`: what decode_rows_of said of it.
+  struct RecentMap {
+    std::shared_ptr<const TableMap> map;
+    bool wanted = true;
+  };
+  struct BytesHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view bytes) const { return std::hash<std::string_view>{}(bytes); }
+  };
+  static constexpr size_t kRecentMapsLimit = 4096;
+  std::unordered_map<std::string, RecentMap, BytesHash, std::equal_to<>> recent_maps_;
   TextArena arena_;
   /// Fragments of a MariaDB PARTIAL_ROW_DATA group being joined (bounded by max_uncompressed_size).
   PartialRowsAssembler partial_;

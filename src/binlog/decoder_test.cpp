@@ -98,6 +98,70 @@ TEST_F(EasyPostTest, HeaderFieldsAndRowValues) {
   EXPECT_TRUE(r.rows[0].before.empty());
 }
 
+// Every statement repeats its table's TABLE_MAP: the same bytes give the same object, which the
+// rows events then point at (the pipe maps a table's columns again only for a new object).
+TEST_F(EasyPostTest, RepeatedTableMapIsTheSameObject) {
+  std::vector<size_t> maps;
+  for (size_t i = 1; i < raw_.events.size(); ++i) {
+    auto e = At(i);
+    ASSERT_TRUE(e.ok()) << i << ": " << e.error().message();
+    if (e->header.type == EventType::kTableMap) maps.push_back(i);
+  }
+  ASSERT_FALSE(maps.empty());
+  auto first = At(maps[0]);
+  ASSERT_TRUE(first.ok());
+  std::shared_ptr<const TableMap> map = std::get<TableMapEvent>(first->body).table;
+  auto again = At(maps[0]);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(std::get<TableMapEvent>(again->body).table, map);
+  auto rows = At(maps[0] + 1);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_TRUE(std::holds_alternative<RowsEvent>(rows->body));
+  EXPECT_EQ(std::get<RowsEvent>(rows->body).table, map);
+
+  // Other bytes (here another table id) are another map.
+  std::string changed = raw_.events[maps[0]];
+  changed[19] = static_cast<char>(changed[19] ^ 0x40);
+  Reseal(changed);
+  auto other = decoder_.Decode(changed, raw_.positions[maps[0]]);
+  ASSERT_TRUE(other.ok()) << other.error().message();
+  EXPECT_NE(std::get<TableMapEvent>(other->body).table, map);
+  EXPECT_EQ(std::get<TableMapEvent>(other->body).table->table_id, map->table_id ^ 0x40);
+}
+
+// What decode_rows_of says is part of a kept map: once it changes (a table starts being
+// replicated), the map is parsed again, with its optional metadata.
+TEST_F(EasyPostTest, RepeatedTableMapIsParsedAgainWhenItsTableIsWantedNow) {
+  bool want = false;
+  DecoderOptions options;
+  options.decode_rows_of = [&](const TableMap&) { return want; };
+  Decoder decoder(options);
+  decoder.SetFile("bin-log.000001");
+  ASSERT_TRUE(decoder.Decode(raw_.events[0], 4).ok());
+  size_t map_at = 0;
+  std::shared_ptr<const TableMap> skipped;
+  for (size_t i = 1; i < raw_.events.size() && map_at == 0; ++i) {
+    auto e = decoder.Decode(raw_.events[i], raw_.positions[i]);
+    ASSERT_TRUE(e.ok()) << i;
+    if (e->header.type == EventType::kTableMap) {
+      map_at = i;
+      skipped = std::get<TableMapEvent>(e->body).table;
+    }
+  }
+  ASSERT_NE(map_at, 0u);
+  auto same = decoder.Decode(raw_.events[map_at], raw_.positions[map_at]);
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(std::get<TableMapEvent>(same->body).table, skipped);
+  want = true;
+  auto wanted = decoder.Decode(raw_.events[map_at], raw_.positions[map_at]);
+  ASSERT_TRUE(wanted.ok());
+  EXPECT_NE(std::get<TableMapEvent>(wanted->body).table, skipped);
+  auto rows = decoder.Decode(raw_.events[map_at + 1], raw_.positions[map_at + 1]);
+  ASSERT_TRUE(rows.ok());
+  EXPECT_FALSE(std::get<RowsEvent>(rows->body).skipped);
+  EXPECT_EQ(std::get<RowsEvent>(rows->body).rows.size(), 1u);
+}
+
 TEST_F(EasyPostTest, TruncatedEventIsCorrupt) {
   std::string e = raw_.events[8].substr(0, 10);
   auto res = decoder_.Decode(e, 718);

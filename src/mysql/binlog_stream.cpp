@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <thread>
 
 #include "common/byte_reader.h"
 #include "mysql/mysql_gtid_set.h"
@@ -43,6 +44,14 @@ int ReadTimeoutMs(MYSQL* mysql) {
   MARIADB_PVIO* pvio = mysql->net.pvio;
   if (pvio == nullptr) return 0;
   return std::max(0, pvio->timeout[PVIO_READ_TIMEOUT]);
+}
+
+/// Whether Connector/C's read-ahead buffer is used up, so that the next read goes to the socket
+/// (and may wait for the server); reads served from the buffer never wait.
+bool ReadAheadEmpty(MYSQL* mysql) {
+  const MARIADB_PVIO* pvio = mysql->net.pvio;
+  if (pvio == nullptr || pvio->cache == nullptr) return true;
+  return pvio->cache_pos >= pvio->cache + pvio->cache_size;
 }
 
 /// The version of `server_version`; "5.5.5-10.11.2-MariaDB" (the replication-compatible prefix
@@ -184,6 +193,7 @@ Result<std::unique_ptr<BinlogStream>> BinlogStream::Open(std::unique_ptr<Connect
 
 Status BinlogStream::Prepare(const BinlogStreamOptions& options) {
   Connection& c = *conn_;
+  pacing_ = ReadPacing(options.live_pause);
   if (options.server_id == 0) {
     return Error(ErrorKind::kUsage,
                  "server_id 0 is not allowed for a replica: choose a number unique among the "
@@ -386,11 +396,26 @@ Result<StreamEvent> BinlogStream::Next() {
   MYSQL* mysql = conn_->handle();
   // Read before: a failed read closes the connection's socket.
   const int timeout_ms = ReadTimeoutMs(mysql);
-  const auto read_start = std::chrono::steady_clock::now();
+  // Only reads that go to the socket are timed (the clock, read for every event, cost a tenth of
+  // a catch-up's time): they are the ones that can wait for the server.
+  const bool from_socket = ReadAheadEmpty(mysql);
+  const auto read_start =
+      from_socket ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   unsigned long length = mysql_net_read_packet(mysql);
+  if (pacing_.enabled() && from_socket && length != kPacketError) {
+    const auto read_end = std::chrono::steady_clock::now();
+    // A read that took this long waited for the server: copying a packet that had arrived takes
+    // far less, unless it is large, and large packets come fast enough for ReadPacing not to pause.
+    const bool waited = read_end - read_start > std::chrono::microseconds(200);
+    const std::chrono::milliseconds pause = pacing_.AfterRead(length, waited, read_end);
+    if (pause.count() > 0) std::this_thread::sleep_for(pause);
+  } else if (pacing_.enabled() && length != kPacketError) {
+    (void)pacing_.AfterRead(length, /*waited=*/false, read_start);  // counted; the time is not used
+  }
   if (length == kPacketError) {
     Error e = FetchError();
-    const auto waited = std::chrono::steady_clock::now() - read_start;
+    const auto waited = from_socket ? std::chrono::steady_clock::now() - read_start
+                                    : std::chrono::steady_clock::duration::zero();
     if (e.kind() == ErrorKind::kNetwork && timeout_ms > 0 &&
         waited >= std::chrono::milliseconds(timeout_ms - timeout_ms / 10)) {
       e.AddContext("nothing arrived from MySQL server " + conn_->options().Address() + " for " +

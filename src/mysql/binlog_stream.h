@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -8,6 +9,7 @@
 
 #include "common/result.h"
 #include "mysql/connection.h"
+#include "mysql/read_pacing.h"
 
 struct st_mariadb_rpl;  // MARIADB_RPL from <mariadb/mariadb_rpl.h>
 
@@ -66,6 +68,9 @@ struct BinlogStreamOptions {
   /// Ask the server for a HEARTBEAT event after this many milliseconds without events
   /// (0: none). Must be below the connection's read timeout.
   uint32_t heartbeat_ms = 30000;
+  /// At the live end, pause this long after a read that had to wait, so that the next
+  /// transactions are read together (ReadPacing); 0: never.
+  std::chrono::milliseconds live_pause{0};
 };
 
 /// One event as the server sent it.
@@ -136,6 +141,7 @@ class BinlogStream {
   /// COM_BINLOG_DUMP_GTID payload when starting a MySQL server from a GTID set, else empty.
   std::string dump_gtid_packet_;
   std::string first_file_;  ///< oldest binlog on the server when the stream opened
+  ReadPacing pacing_{std::chrono::milliseconds(0)};
 };
 
 }  // namespace chsync::mysql

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <map>
 #include <utility>
 
@@ -180,6 +181,12 @@ PipeMetrics::PipeMetrics()
     gauge->With().Set(kNaN);
   }
   registry.OnCollect([this] { Collect(); });
+}
+
+uint64_t PipeMetrics::CoarseNowMs() {
+  timespec now{};
+  if (clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0) return NowMsForMetrics();
+  return static_cast<uint64_t>(now.tv_sec) * 1000 + static_cast<uint64_t>(now.tv_nsec) / 1'000'000;
 }
 
 uint64_t PipeMetrics::NowMsForMetrics() {

@@ -140,7 +140,7 @@ struct PipeMetrics {
       bytes_read.Add(static_cast<double>(bytes));
       events_seen_.fetch_add(1, std::memory_order_relaxed);
     }
-    last_event_ms_.store(NowMsForMetrics(), std::memory_order_relaxed);
+    last_event_ms_.store(CoarseNowMs(), std::memory_order_relaxed);
   }
   /// The value to give MarkCaughtUp once everything read so far is acknowledged.
   uint64_t EventsSeen() const { return events_seen_.load(std::memory_order_relaxed); }
@@ -158,6 +158,8 @@ struct PipeMetrics {
 
   /// Wall clock in ms (what the collectors compare with).
   static uint64_t NowMsForMetrics();
+  /// The same to a few ms (the kernel's tick): what every event can afford to read.
+  static uint64_t CoarseNowMs();
 
  private:
   void Collect();
