@@ -612,16 +612,17 @@ Status Pipe::Snapshot() {
   }
   if (jobs.empty()) return Status::Ok();
 
-  // Row estimates for the progress display.
+  // Row estimates for the progress display; row sizes for the chunks' byte bound.
   auto estimates = control_->Query(
-      "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
-      "TABLE'");
+      "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS, AVG_ROW_LENGTH FROM information_schema.TABLES WHERE "
+      "TABLE_TYPE = 'BASE TABLE'");
   if (estimates.ok()) {
     for (const auto& row : estimates->rows) {
-      if (!row[0] || !row[1] || !row[2]) continue;
+      if (row.size() < 4 || !row[0] || !row[1] || !row[2]) continue;
       for (SnapshotJob& job : jobs) {
         if (job.schema.database == *row[0] && job.schema.name == *row[1]) {
           job.row_estimate = std::strtoull(row[2]->c_str(), nullptr, 10);
+          if (row[3]) job.avg_row_bytes = std::strtoull(row[3]->c_str(), nullptr, 10);
         }
       }
     }
@@ -632,6 +633,7 @@ Status Pipe::Snapshot() {
   SnapshotOptions options;
   options.parallelism = request_.config.snapshot_parallelism;
   options.chunk_rows = request_.config.snapshot_chunk_rows;
+  options.chunk_max_bytes = request_.config.batch_max_bytes;
   options.source = source_options_;
   options.dest_url = request_.config.dest;
   options.dest = dest_options_;

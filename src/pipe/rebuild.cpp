@@ -108,15 +108,20 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   job.writer_schema.name = rebuild.state.temp_table;
   job.target = target;
   job.progress = rebuild.state.progress;
-  // The estimate behind the progress lines (information_schema's TABLE_ROWS).
-  auto estimate = control_->QueryValue(
-      "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = " +
+  // The estimate behind the progress lines (information_schema's TABLE_ROWS), and the row size
+  // behind the chunks' byte bound (AVG_ROW_LENGTH).
+  auto estimate = control_->Query(
+      "SELECT TABLE_ROWS, AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = " +
       mysql::QuoteString(source.database) + " AND TABLE_NAME = " + mysql::QuoteString(source.name));
-  if (estimate.ok() && estimate->has_value())
-    job.row_estimate = std::strtoull((*estimate)->c_str(), nullptr, 10);
+  if (estimate.ok() && !estimate->rows.empty() && estimate->rows[0].size() >= 2) {
+    const auto& row = estimate->rows[0];
+    if (row[0]) job.row_estimate = std::strtoull(row[0]->c_str(), nullptr, 10);
+    if (row[1]) job.avg_row_bytes = std::strtoull(row[1]->c_str(), nullptr, 10);
+  }
   SnapshotOptions options;
   options.parallelism = 1;
   options.chunk_rows = request_.config.snapshot_chunk_rows;
+  options.chunk_max_bytes = request_.config.batch_max_bytes;
   options.source = source_options_;
   options.dest_url = request_.config.dest;
   options.dest = dest_options_;

@@ -272,7 +272,13 @@ void Worker::InsertLoop(size_t index, bool keyed, Handoff& handoff, std::optiona
 Status Worker::CopyTable(size_t index) {
   SnapshotJob& job = shared_.jobs[index];
   const SnapshotOptions& options = shared_.options;
-  mysql::SnapshotQuery query = SnapshotQueryFor(job.schema, std::max<uint64_t>(options.chunk_rows, 1));
+  const uint64_t rows_per_chunk =
+      ChunkRowsFor(options.chunk_rows, options.chunk_max_bytes, job.avg_row_bytes);
+  if (rows_per_chunk < std::max<uint64_t>(options.chunk_rows, 1)) {
+    log::Info("snapshot of {}: {} rows per chunk (rows of about {} bytes; batch.max_bytes {})",
+              job.schema.QualifiedName(), rows_per_chunk, job.avg_row_bytes, options.chunk_max_bytes);
+  }
+  mysql::SnapshotQuery query = SnapshotQueryFor(job.schema, rows_per_chunk);
   const bool keyed = !query.key_columns.empty();
   const uint64_t chunk_rows = query.chunk_rows;
   const std::string table_name = job.schema.QualifiedName();
@@ -455,6 +461,12 @@ Status Worker::CopyTable(size_t index) {
 }
 
 }  // namespace
+
+uint64_t ChunkRowsFor(uint64_t chunk_rows, uint64_t chunk_max_bytes, uint64_t avg_row_bytes) {
+  chunk_rows = std::max<uint64_t>(chunk_rows, 1);
+  if (chunk_max_bytes == 0 || avg_row_bytes == 0) return chunk_rows;
+  return std::clamp<uint64_t>(chunk_max_bytes / avg_row_bytes, 1, chunk_rows);
+}
 
 Status RunSnapshot(std::vector<SnapshotJob>& jobs, const SnapshotOptions& options, const ChunkDone& on_chunk,
                    const std::atomic<bool>& stop) {

@@ -32,6 +32,9 @@ struct SnapshotJob {
   TableSnapshot progress;
   /// information_schema TABLE_ROWS, for the progress display (an estimate).
   uint64_t row_estimate = 0;
+  /// information_schema AVG_ROW_LENGTH (bytes a row takes on disk, an estimate; 0: unknown): with
+  /// SnapshotOptions::chunk_max_bytes it bounds a chunk's rows.
+  uint64_t avg_row_bytes = 0;
 };
 
 struct SnapshotOptions {
@@ -40,6 +43,10 @@ struct SnapshotOptions {
   /// Rows per primary-key range chunk: each chunk is one SELECT (one short consistent read) and
   /// one INSERT.
   uint64_t chunk_rows = 100000;
+  /// A chunk of a table whose rows are large holds fewer rows, so that it takes about this many
+  /// bytes (from the table's AVG_ROW_LENGTH); 0: rows only. Two chunks of a table are in memory at
+  /// once (one being read, one being inserted).
+  uint64_t chunk_max_bytes = 0;
   mysql::ConnectOptions source;
   /// Destination URL and options: each worker opens its own Connection.
   std::string dest_url;
@@ -50,6 +57,10 @@ struct SnapshotOptions {
   bool terminal = false;
   std::chrono::milliseconds log_interval{10'000};
 };
+
+/// Rows per chunk of a table whose rows take `avg_row_bytes` (0: unknown): `chunk_rows`, fewer when
+/// that many rows would take more than `chunk_max_bytes` (0: no bound), at least 1.
+uint64_t ChunkRowsFor(uint64_t chunk_rows, uint64_t chunk_max_bytes, uint64_t avg_row_bytes);
 
 /// Called after a chunk of a table was acknowledged by ClickHouse, with the table's new progress
 /// (the caller saves it in the checkpoint). Calls are serialized (never concurrent). An error

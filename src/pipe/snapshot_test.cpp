@@ -186,6 +186,7 @@ class SnapshotTest : public ::testing::TestWithParam<Engine> {
     SnapshotOptions options;
     options.parallelism = 2;
     options.chunk_rows = kChunkRows;
+    options.chunk_max_bytes = chunk_max_bytes_;
     options.source = source_options_;
     options.dest_url = dest_url_;
     options.caps = caps_;
@@ -250,6 +251,7 @@ class SnapshotTest : public ::testing::TestWithParam<Engine> {
   std::string database_;
   clickhouse::DdlTarget target_;
   std::vector<SnapshotJob> jobs_;
+  uint64_t chunk_max_bytes_ = 0;
 };
 
 TEST_P(SnapshotTest, CopiesEveryTableChunkByChunk) {
@@ -297,6 +299,43 @@ TEST_P(SnapshotTest, CopiesEveryTableChunkByChunk) {
       break;
     }
   }
+}
+
+// Rows the source says are large make chunks of fewer rows, each about chunk_max_bytes: memory
+// stays bounded whatever the rows' size, and every chunk is a resumable step.
+TEST_P(SnapshotTest, LargeRowsMakeChunksOfFewerRows) {
+  ASSERT_EQ(Checks()[0].name, "t_int");
+  jobs_[0].avg_row_bytes = 1000;
+  chunk_max_bytes_ = 2'000'000;  // 2000 rows of t_int per chunk instead of kChunkRows
+  std::vector<Call> calls;
+  std::atomic<bool> stop{false};
+  Status s = Snapshot(calls, stop);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  const TableCheck check = Checks()[0];
+  EXPECT_EQ(DestinationAggregates(check), SourceAggregates(check));
+  std::vector<TableSnapshot> table_calls;
+  for (const Call& c : calls) {
+    if (c.job == 0) table_calls.push_back(c.progress);
+  }
+  ASSERT_EQ(table_calls.size(), check.rows / 2000 + 1);
+  EXPECT_EQ(table_calls[0].last_key, R"([{"i":2000}])");
+  EXPECT_EQ(table_calls[0].rows_copied, 2000u);
+  EXPECT_EQ(table_calls.back().state, TableSnapshot::State::kDone);
+  // The other tables keep kChunkRows.
+  for (const Call& c : calls) {
+    if (c.job == 1 && c.progress.state == TableSnapshot::State::kCopying) {
+      EXPECT_EQ(c.progress.rows_copied % kChunkRows, 0u);
+    }
+  }
+}
+
+TEST(ChunkRowsFor, BoundsRowsByBytes) {
+  EXPECT_EQ(ChunkRowsFor(100000, 0, 500), 100000u);         // no byte bound
+  EXPECT_EQ(ChunkRowsFor(100000, 32 << 20, 0), 100000u);    // row size unknown
+  EXPECT_EQ(ChunkRowsFor(100000, 32 << 20, 100), 100000u);  // small rows: the row count decides
+  EXPECT_EQ(ChunkRowsFor(100000, 32 << 20, 66137), 507u);   // 40 KiB TEXT+BLOB rows as InnoDB counts them
+  EXPECT_EQ(ChunkRowsFor(100000, 32 << 20, 64 << 20), 1u);  // a row larger than the bound: one per chunk
+  EXPECT_EQ(ChunkRowsFor(0, 0, 0), 1u);
 }
 
 TEST_P(SnapshotTest, ResumesAfterAStopWithoutCopyingAgain) {
