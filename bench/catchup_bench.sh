@@ -30,8 +30,9 @@
 #     send the same binlog range (`mariadb-binlog --read-from-remote-server --raw`, nothing
 #     decoded), and the CPU seconds the MariaDB and ClickHouse server processes spent during the
 #     catch-up (/proc/PID/stat), to see where the two cores go; and how long the source takes to
-#     send the first event of a dump that starts at the backlog, asked by GTID (as chsync asks a
-#     MariaDB: it reads the binlog file from its start to find the GTID) and by file:position.
+#     send the first event of a dump that starts at the backlog, asked by GTID (a MariaDB reads the
+#     binlog file from its start to find the GTID; chsync asks so after a failover or when it cannot
+#     check the position) and by file:position (as chsync asks the server its checkpoint came from).
 # (2) Pure-insert backlog: `sysbench oltp_insert` (one row per autocommit transaction) on TABLES
 #     fresh tables of another database, same procedure, into the server only.
 # (3) The sink's limit: as many rows as each backlog's row changes (what chsync inserts: one row per
@@ -62,26 +63,18 @@ threads=${THREADS:-4}
 limit_runs=${LIMIT_RUNS:-3}
 big_rows=${BIG_ROWS:-3000000}
 
-[[ -x "$chsync" ]] || { echo "no chsync binary at $chsync (build the chsync target first)" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+bench_require_chsync "$chsync"
 for tool in sysbench mariadb-binlog clickhouse-client /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "$tool is missing (scripts/setup installs it)" >&2; exit 2; }
 done
-if [[ -e "$dir" && -n "$(ls -A "$dir" 2>/dev/null)" && ! -f "$dir/.catchup-bench" ]]; then
-  echo "$dir exists and is not a previous catch-up benchmark directory: choose another WORK_DIR" >&2
-  exit 2
-fi
-"$root/scripts/test-servers" stop "$dir" 2>/dev/null || true
-rm -rf "$dir"
-mkdir -p "$dir"
-touch "$dir/.catchup-bench"
+bench_fresh_dir catchup "$dir"
 cleanup() {
-  "$root/scripts/test-servers" stop "$dir"
-  rm -rf "$dir"
+  bench_remove_dir "$dir"
 }
 trap cleanup EXIT
-"$root/scripts/test-servers" start "$dir" mysql-full clickhouse >/dev/null
-# shellcheck disable=SC1091
-source "$dir/env.sh"
+bench_start "$dir" mysql-full clickhouse
 ch_url="http://127.0.0.1:$CHSYNC_TEST_CLICKHOUSE_PORT"
 ch_pw=${CHSYNC_TEST_CLICKHOUSE#*://*:}
 ch_pw=${ch_pw%%@*}
@@ -160,12 +153,13 @@ source_alone() {
   echo "$took"
 }
 # first_event NAME FILE POS: "BY_GTID BY_POSITION", seconds until the source sends the first event
-# of a dump that starts at the GTID of NAME's last catch-up (as chsync asks a MariaDB) and at FILE:POS
+# of a dump that starts at the GTID of NAME's last catch-up and at FILE:POS
 # (`chsync tail`, first line only). A MariaDB looks a GTID up by reading the binlog file from its
 # start, so the first costs more the further into its file the backlog begins.
 first_event() {
   local gtid by_gtid by_pos start
-  gtid=$(grep -o 'from GTID [^ ]*' "$dir/$1.log" | tail -1 | cut -d' ' -f3)
+  # "reading … from GTID G (binlog …)", or by position: "reading … from F:P (…, GTID position G; …)".
+  gtid=$(grep -oE 'from GTID [^ ]+|GTID position [^;) ]+' "$dir/$1.log" | tail -1 | awk '{ print $NF }')
   start=$(now)
   { "$chsync" tail --source "$CHSYNC_TEST_MYSQL_FULL" --from-gtid "$gtid" --until-caught-up --server-id 9399 2>/dev/null |
     head -1 >/dev/null; } || true
@@ -357,13 +351,13 @@ echo "ClickHouse $(ch 'SELECT version()'), MariaDB $(sql -N -e 'SELECT VERSION()
 echo "(1) mixed backlog: sysbench oltp_write_only, $tables tables x $table_size rows, $threads threads x ${seconds_run} s (load $load_mixed after it)"
 echo "    $m_changes row changes ($m_ins inserts, $m_upd updates, $m_del deletes) in $m_txn transactions, $(calc "$m_bytes / 1e6" | cut -d. -f1) MB of binlog"
 printf '    the source alone sends it (mariadb-binlog --read-from-remote-server --raw) in %.2f s; it starts at byte %s of\n' "$m_source" "$mp0"
-printf '    %s: first event after %.2f s asked by GTID (as chsync asks), %.2f s by file:position\n' "$mf0" "$m_first_gtid" "$m_first_pos"
+printf '    %s: first event after %.2f s asked by GTID, %.2f s by file:position (as chsync asks here)\n' "$mf0" "$m_first_gtid" "$m_first_pos"
 line "chsync -> ClickHouse 18.16" "$m_changes" "$m_bytes" "$m_wall" "$m_user" "$m_sys" "$m_rss" "$m_own" "$m_same" "$m_mcpu" "$m_ccpu"
 line "chsync -> embedded chDB" "$m_changes" "$m_bytes" "$e_wall" "$e_user" "$e_sys" "$e_rss" "$e_own" "$e_same" "$e_mcpu" "$e_ccpu"
 echo "(2) insert backlog: sysbench oltp_insert, $tables tables, $threads threads x ${seconds_run} s (load $load_insert after it)"
 echo "    $i_changes row changes ($i_ins inserts, $i_upd updates, $i_del deletes) in $i_txn transactions, $(calc "$i_bytes / 1e6" | cut -d. -f1) MB of binlog"
 printf '    the source alone sends it (mariadb-binlog --read-from-remote-server --raw) in %.2f s; it starts at byte %s of\n' "$i_source" "$ip0"
-printf '    %s: first event after %.2f s asked by GTID (as chsync asks), %.2f s by file:position\n' "$if0" "$i_first_gtid" "$i_first_pos"
+printf '    %s: first event after %.2f s asked by GTID, %.2f s by file:position (as chsync asks here)\n' "$if0" "$i_first_gtid" "$i_first_pos"
 line "chsync -> ClickHouse 18.16" "$i_changes" "$i_bytes" "$i_wall" "$i_user" "$i_sys" "$i_rss" "$i_own" "$i_same" "$i_mcpu" "$i_ccpu"
 echo "(3) the sink's limit: one INSERT of as many rows as row changes, from a file made before timing, into a copy"
 echo "    of chsync's table (ReplacingMergeTree, the columns chsync sends), best of $limit_runs (the copy held $limit_rows rows"

@@ -34,23 +34,15 @@ updates=${UPDATES:-300000}
 deletes=${DELETES:-100000}
 rounds=${ROUNDS:-3}
 
-[[ -x "$chsync" ]] || { echo "no chsync binary at $chsync (build the chsync target first)" >&2; exit 2; }
-if [[ -e "$dir" && -n "$(ls -A "$dir" 2>/dev/null)" && ! -f "$dir/.cluster-bench" ]]; then
-  echo "$dir exists and is not a previous cluster benchmark directory: choose another WORK_DIR" >&2
-  exit 2
-fi
-"$root/scripts/test-servers" stop "$dir" 2>/dev/null || true
-rm -rf "$dir"
-mkdir -p "$dir"
-touch "$dir/.cluster-bench"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+bench_require_chsync "$chsync"
+bench_fresh_dir cluster "$dir"
 cleanup() {
-  "$root/scripts/test-servers" stop "$dir"
-  rm -rf "$dir"
+  bench_remove_dir "$dir"
 }
 trap cleanup EXIT
-"$root/scripts/test-servers" start "$dir" mysql-full clickhouse zookeeper clickhouse-node1 clickhouse-node2 >/dev/null
-# shellcheck disable=SC1091
-source "$dir/env.sh"
+bench_start "$dir" mysql-full clickhouse zookeeper clickhouse-node1 clickhouse-node2
 sql() { mariadb --no-defaults -S "$CHSYNC_TEST_MYSQL_FULL_SOCKET" -uroot "$@"; }
 ch() { curl -sS --fail-with-body "$1/" --data-binary "$2"; }
 now() { date +%s.%N; }

@@ -21,25 +21,17 @@ dir=${2:-/tmp/observe-bench}
 rows=${ROWS:-500000}
 rounds=${ROUNDS:-2}
 
-[[ -x "$chsync" ]] || { echo "no chsync binary at $chsync (build the chsync target first)" >&2; exit 2; }
-if [[ -e "$dir" && -n "$(ls -A "$dir" 2>/dev/null)" && ! -f "$dir/.observe-bench" ]]; then
-  echo "$dir exists and is not a previous observe benchmark directory: choose another WORK_DIR" >&2
-  exit 2
-fi
-"$root/scripts/test-servers" stop "$dir" 2>/dev/null || true
-rm -rf "$dir"
-mkdir -p "$dir"
-touch "$dir/.observe-bench"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+bench_require_chsync "$chsync"
+bench_fresh_dir observe "$dir"
 scraper_pid=""
 cleanup() {
   [[ -z "$scraper_pid" ]] || kill "$scraper_pid" 2>/dev/null || true
-  "$root/scripts/test-servers" stop "$dir"
-  rm -rf "$dir"
+  bench_remove_dir "$dir"
 }
 trap cleanup EXIT
-"$root/scripts/test-servers" start "$dir" mysql-full clickhouse >/dev/null
-# shellcheck disable=SC1091
-source "$dir/env.sh"
+bench_start "$dir" mysql-full clickhouse
 sql() { mariadb --no-defaults -S "$CHSYNC_TEST_MYSQL_FULL_SOCKET" -uroot "$@"; }
 ch() { curl -sS --fail-with-body -u default:ch-pw "http://127.0.0.1:$CHSYNC_TEST_CLICKHOUSE_PORT/" --data-binary "$1"; }
 now() { date +%s.%N; }

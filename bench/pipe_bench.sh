@@ -39,25 +39,17 @@ snapshot_rows=${SNAPSHOT_ROWS:-1000000}
 stream_seconds=${STREAM_SECONDS:-60}
 sessions=${SESSIONS:-4}
 
-[[ -x "$chsync" ]] || { echo "no chsync binary at $chsync (build the chsync target first)" >&2; exit 2; }
-if [[ -e "$dir" && -n "$(ls -A "$dir" 2>/dev/null)" && ! -f "$dir/.pipe-bench" ]]; then
-  echo "$dir exists and is not a previous pipe benchmark directory: choose another WORK_DIR" >&2
-  exit 2
-fi
-"$root/scripts/test-servers" stop "$dir" 2>/dev/null || true
-rm -rf "$dir"
-mkdir -p "$dir"
-touch "$dir/.pipe-bench"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+bench_require_chsync "$chsync"
+bench_fresh_dir pipe "$dir"
 chsync_pid=""
 cleanup() {
   if [[ -n "$chsync_pid" ]] && kill -0 "$chsync_pid" 2>/dev/null; then kill -KILL "$chsync_pid" 2>/dev/null || true; fi
-  "$root/scripts/test-servers" stop "$dir"
-  rm -rf "$dir"
+  bench_remove_dir "$dir"
 }
 trap cleanup EXIT
-"$root/scripts/test-servers" start "$dir" mysql-full clickhouse >/dev/null
-# shellcheck disable=SC1091
-source "$dir/env.sh"
+bench_start "$dir" mysql-full clickhouse
 source_url=$CHSYNC_TEST_MYSQL_FULL
 dest_url=$CHSYNC_TEST_CLICKHOUSE
 sql() { mariadb --no-defaults -S "$CHSYNC_TEST_MYSQL_FULL_SOCKET" -uroot "$@"; }

@@ -62,24 +62,16 @@ runs=${RUNS:-1}
 knobs=${KNOBS---snapshot-parallelism 1;--snapshot-chunk-rows 5000;--snapshot-chunk-rows 25000;--snapshot-chunk-rows 400000}
 lob_knobs=${LOB_KNOBS-${KNOBS---snapshot-parallelism 1;--snapshot-chunk-rows 1000;--snapshot-chunk-rows 3000}}
 
-[[ -x "$chsync" ]] || { echo "no chsync binary at $chsync (build the chsync target first)" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+bench_require_chsync "$chsync"
 [[ -x /usr/bin/time ]] || { echo "needs /usr/bin/time (Debian package time)" >&2; exit 2; }
-if [[ -e "$dir" && -n "$(ls -A "$dir" 2>/dev/null)" && ! -f "$dir/.snapshot-bench" ]]; then
-  echo "$dir exists and is not a previous snapshot benchmark directory: choose another WORK_DIR" >&2
-  exit 2
-fi
-"$root/scripts/test-servers" stop "$dir" 2>/dev/null || true
-rm -rf "$dir"
-mkdir -p "$dir"
-touch "$dir/.snapshot-bench"
+bench_fresh_dir snapshot "$dir"
 cleanup() {
-  "$root/scripts/test-servers" stop "$dir"
-  rm -rf "$dir"
+  bench_remove_dir "$dir"
 }
 trap cleanup EXIT
-"$root/scripts/test-servers" start "$dir" mysql-full clickhouse >/dev/null
-# shellcheck disable=SC1091
-source "$dir/env.sh"
+bench_start "$dir" mysql-full clickhouse
 port=$CHSYNC_TEST_MYSQL_FULL_PORT
 sql() { mariadb --no-defaults -S "$CHSYNC_TEST_MYSQL_FULL_SOCKET" -uroot "$@"; }
 ch() { curl -sS --fail-with-body -u default:ch-pw "http://127.0.0.1:$CHSYNC_TEST_CLICKHOUSE_PORT/" --data-binary "$1"; }

@@ -28,23 +28,15 @@ rows=${ROWS:-2000000}
 chunk_rows=${CHUNK_ROWS:-100000}
 runs=${RUNS:-2}
 
-[[ -x "$chsync" ]] || { echo "no chsync binary at $chsync (build the chsync target first)" >&2; exit 2; }
-if [[ -e "$dir" && -n "$(ls -A "$dir" 2>/dev/null)" && ! -f "$dir/.verify-bench" ]]; then
-  echo "$dir exists and is not a previous verify benchmark directory: choose another WORK_DIR" >&2
-  exit 2
-fi
-"$root/scripts/test-servers" stop "$dir" 2>/dev/null || true
-rm -rf "$dir"
-mkdir -p "$dir"
-touch "$dir/.verify-bench"
+# shellcheck source=bench/lib.sh
+source "$here/lib.sh"
+bench_require_chsync "$chsync"
+bench_fresh_dir verify "$dir"
 cleanup() {
-  "$root/scripts/test-servers" stop "$dir"
-  rm -rf "$dir"
+  bench_remove_dir "$dir"
 }
 trap cleanup EXIT
-"$root/scripts/test-servers" start "$dir" mysql-full clickhouse >/dev/null
-# shellcheck disable=SC1091
-source "$dir/env.sh"
+bench_start "$dir" mysql-full clickhouse
 sql() { mariadb --no-defaults -S "$CHSYNC_TEST_MYSQL_FULL_SOCKET" -uroot; }
 
 echo "creating bench.simple with $rows rows ..." >&2

@@ -218,8 +218,18 @@ void Decoder::Reset() {
 }
 
 Result<EventHeader> Decoder::PeekHeader(std::string_view bytes, uint64_t position) const {
-  ByteReader r(bytes, position);
   EventHeader h;
+  if (bytes.size() >= kHeaderLength) {  // read in place: this runs for every event
+    const char* p = bytes.data();
+    h.timestamp = ReadLE32(p);
+    h.type = static_cast<EventType>(static_cast<uint8_t>(p[4]));
+    h.server_id = ReadLE32(p + 5);
+    h.event_size = ReadLE32(p + 9);
+    h.log_pos = ReadLE32(p + 13);
+    h.flags = static_cast<uint16_t>(static_cast<uint8_t>(p[17]) | (static_cast<uint8_t>(p[18]) << 8));
+    return h;
+  }
+  ByteReader r(bytes, position);
   CHSYNC_ASSIGN_OR_RETURN(h.timestamp, r.ReadU32("event header"));
   CHSYNC_ASSIGN_OR_RETURN(uint8_t type, r.ReadU8("event header"));
   h.type = static_cast<EventType>(type);

@@ -59,7 +59,7 @@ class Decoder {
   explicit Decoder(DecoderOptions options = {});
 
   /// Sets the name used in Event::file and in error messages ("binlog.000042").
-  void SetFile(std::string file) { file_ = std::move(file); }
+  void SetFile(std::string_view file) { file_.assign(file); }
   const std::string& file() const { return file_; }
 
   /// Decodes the event in `bytes` (exactly one event: its header's event_size must equal

@@ -636,8 +636,9 @@ Status ParseRows(ByteReader r, EventType type, uint8_t post_header_len,
       s.after = base + columns;
     }
     spans.push_back(s);
-    if (spans.size() == 1 && rows.position() > row_start) {
-      // Size the stores from the first row, so long events do not regrow them row by row.
+    if (spans.size() == 1 && rows.position() > row_start && !rows.empty()) {
+      // Size the stores from the first row, so long events do not regrow them row by row (an
+      // event of one row, the most common, allocates nothing more).
       size_t estimate = rows.remaining() / (rows.position() - row_start) + 2;
       out.values.resize(std::max(out.values.size(), used + estimate * per_row));
       spans.reserve(estimate + 1);

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/version.h"
 #include "clickhouse/connection.h"
 #include "common/log.h"
 #include "common/url.h"
@@ -213,6 +214,7 @@ Result<std::unique_ptr<Observer>> Observer::Start(const pipe::PipeConfig& config
   impl->config = config;
   Impl* self = impl.get();
   http::Handlers handlers;
+  pipe::Metrics().SetBuildCommit(BuildCommit());
   handlers.metrics = [] { return pipe::Metrics().registry.Render(); };
   handlers.ready = [self] { return self->Ready(); };
   handlers.status_page = [self] { return self->StatusPage(); };

@@ -46,6 +46,10 @@ std::string ChdbCandidates() {
 
 }  // namespace
 
+std::string BuildCommit() {
+  return CHSYNC_GIT_COMMIT;
+}
+
 std::string VersionText() {
   std::string text = fmt::format("chsync {} (commit {})\n", CHSYNC_VERSION, CHSYNC_GIT_COMMIT);
   text += fmt::format("MariaDB Connector/C {} (MySQL and MariaDB sources)\n", mysql_get_client_info());

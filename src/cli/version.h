@@ -11,4 +11,8 @@ namespace chsync::cli {
 /// would be loaded from for file: destinations (it is not loaded: that takes seconds).
 std::string VersionText();
 
+/// The git commit chsync was built from, as VersionText says it ("88a52ff1c2d3", "…-dirty",
+/// "unknown").
+std::string BuildCommit();
+
 }  // namespace chsync::cli

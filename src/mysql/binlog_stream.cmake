@@ -1,5 +1,6 @@
 # Binlog streaming from a live server (issue 3, live half).
-target_sources(chsync_mysql PRIVATE ${CMAKE_CURRENT_LIST_DIR}/binlog_stream.cpp)
+target_sources(chsync_mysql PRIVATE ${CMAKE_CURRENT_LIST_DIR}/binlog_stream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/binlog_read_ahead.cpp)
 
 chsync_test(binlog_stream_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/binlog_stream_test.cpp

@@ -86,6 +86,10 @@ std::string BinlogCoordinate::ToString() const {
   return file + ":" + std::to_string(position);
 }
 
+std::string StreamPlace::ToString() const {
+  return std::string(file) + ":" + std::to_string(position);
+}
+
 int CompareCoordinates(const BinlogCoordinate& a, const BinlogCoordinate& b) {
   auto [a_base, a_num] = SplitFileName(a.file);
   auto [b_base, b_num] = SplitFileName(b.file);
@@ -176,6 +180,17 @@ Status SendReplicationCommand(Connection& conn, std::string_view payload) {
 
 BinlogStream::BinlogStream(std::unique_ptr<Connection> conn, bool is_mariadb)
     : conn_(std::move(conn)), is_mariadb_(is_mariadb) {}
+
+int BinlogStream::socket() const {
+  MYSQL* mysql = conn_->handle();
+  if (mysql == nullptr) return -1;
+  const my_socket fd = mysql_get_socket(mysql);
+  return fd == MARIADB_INVALID_SOCKET ? -1 : static_cast<int>(fd);
+}
+
+bool BinlogStream::buffered() const {
+  return !ReadAheadEmpty(conn_->handle());
+}
 
 BinlogStream::~BinlogStream() {
   if (rpl_ != nullptr) mariadb_rpl_close(rpl_);
@@ -464,7 +479,7 @@ Result<StreamEvent> BinlogStream::Next() {
   out.type = type;
   if (type == kHeartbeatEvent || type == kHeartbeatV2Event) {
     out.artificial = true;
-    out.at = next_;
+    out.at = {next_.file, next_.position};
     return out;
   }
   if (type == kRotateEvent) {
@@ -480,10 +495,11 @@ Result<StreamEvent> BinlogStream::Next() {
     if (fake) {
       next_ = BinlogCoordinate{std::move(new_file), new_position};
       out.artificial = true;
-      out.at = next_;
+      out.at = {next_.file, next_.position};
     } else {
       uint64_t end = Widen(log_pos, next_.position + event_size);
-      out.at = BinlogCoordinate{next_.file, end - event_size};
+      rotated_from_ = std::move(next_.file);
+      out.at = {rotated_from_, end - event_size};
       next_ = BinlogCoordinate{std::move(new_file), new_position};
       saw_real_event_ = true;
     }
@@ -499,13 +515,13 @@ Result<StreamEvent> BinlogStream::Next() {
     }
     if (log_pos == 0 || next_.position != 4) {
       out.artificial = true;
-      out.at = next_;
+      out.at = {next_.file, next_.position};
       return out;
     }
   }
   if (log_pos == 0 || (flags & kArtificialFlag) != 0) {
     out.artificial = true;
-    out.at = next_;
+    out.at = {next_.file, next_.position};
     return out;
   }
   uint64_t end = Widen(log_pos, next_.position + event_size);
@@ -514,7 +530,7 @@ Result<StreamEvent> BinlogStream::Next() {
                                           std::to_string(end) + " but has " + std::to_string(event_size) +
                                           " bytes");
   }
-  out.at = BinlogCoordinate{next_.file, end - event_size};
+  out.at = {next_.file, end - event_size};
   next_.position = end;
   saw_real_event_ = true;
   return out;

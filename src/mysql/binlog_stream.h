@@ -73,6 +73,18 @@ struct BinlogStreamOptions {
   std::chrono::milliseconds live_pause{0};
 };
 
+/// Where a streamed event is: its file's name (a view of the stream's own copy: valid until the
+/// next BinlogStream::Next) and byte offset. Not a BinlogCoordinate, so that no string is copied per
+/// event.
+struct StreamPlace {
+  std::string_view file;
+  uint64_t position = 0;
+
+  /// "binlog.000042:1234".
+  std::string ToString() const;
+  BinlogCoordinate coordinate() const { return BinlogCoordinate{std::string(file), position, {}}; }
+};
+
 /// One event as the server sent it.
 ///
 /// `bytes` is the whole event: 19-byte header, body and, when the format description says so,
@@ -84,7 +96,7 @@ struct StreamEvent {
   /// ROTATE at the start, HEARTBEAT, the format description re-sent when starting mid-file),
   /// `artificial` is true and `at` is the coordinate the stream has reached, not the
   /// event's own place.
-  BinlogCoordinate at;
+  StreamPlace at;
   uint8_t type = 0;
   bool artificial = false;
 };
@@ -121,6 +133,12 @@ class BinlogStream {
   bool is_mariadb() const { return is_mariadb_; }
   /// Checksum algorithm the session negotiated ("CRC32" or "NONE").
   const std::string& checksum() const { return checksum_; }
+  /// The connection's socket (-1 when unknown): BinlogReadAhead shuts it down, from another thread,
+  /// to end a read that waits.
+  int socket() const;
+  /// Whether the next Next() finds its packet in Connector/C's read-ahead buffer (it does not wait
+  /// for the socket).
+  bool buffered() const;
 
  private:
   BinlogStream(std::unique_ptr<Connection> conn, bool is_mariadb);
@@ -136,6 +154,8 @@ class BinlogStream {
   bool has_checksum_ = false;    ///< events of the current file end with 4 checksum bytes
   bool saw_real_event_ = false;  ///< an event with a real position arrived since the last rotate
   BinlogCoordinate next_;
+  /// The file a real ROTATE event was in (its StreamEvent's `at` views it).
+  std::string rotated_from_;
   std::string requested_;   ///< "binlog.000042:1234" or "GTID 0-1-5", for error messages
   bool from_gtid_ = false;  ///< started from a GTID list or set rather than a coordinate
   /// COM_BINLOG_DUMP_GTID payload when starting a MySQL server from a GTID set, else empty.

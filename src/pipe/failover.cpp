@@ -198,7 +198,7 @@ Result<mysql::BinlogCoordinate> Pipe::LocateGtidStart(const std::string& gtid_se
     // The first transaction the server sends is the first one after gtid_set…
     if (std::holds_alternative<binlog::MariaGtidEvent>(decoded->body) ||
         (std::holds_alternative<binlog::GtidEvent>(decoded->body) && !ev.artificial)) {
-      return mysql::BinlogCoordinate{ev.at.file, ev.at.position};
+      return ev.at.coordinate();
     }
     // …and when it has none yet, it waits at the end of its binlog and says where that is.
     if (const auto* hb = std::get_if<binlog::HeartbeatEvent>(&decoded->body)) {
@@ -210,6 +210,7 @@ Result<mysql::BinlogCoordinate> Pipe::LocateGtidStart(const std::string& gtid_se
 }
 
 Status Pipe::CheckSourceIdentity() {
+  positions_read_on_ = checkpoint_.source;  // as loaded, before a move below
   if (!checkpoint_.source) {
     // A checkpoint from before chsync recorded the server: from now on it does.
     checkpoint_.source = source_identity_;

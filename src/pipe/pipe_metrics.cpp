@@ -20,9 +20,6 @@
 #ifndef CHSYNC_VERSION
 #define CHSYNC_VERSION "0.1.0"
 #endif
-#ifndef CHSYNC_COMMIT
-#define CHSYNC_COMMIT ""
-#endif
 
 namespace chsync::pipe {
 namespace {
@@ -170,7 +167,7 @@ PipeMetrics::PipeMetrics()
       batch_rows_all(batch_rows.With()),
       batch_bytes_all(batch_bytes.With()),
       insert_duration_all(insert_duration.With()) {
-  build_info.With({CHSYNC_VERSION, CHSYNC_COMMIT}).Set(1);
+  SetBuildCommit("unknown");
   process_start_time.With().Set(static_cast<double>(NowMsForMetrics()) / 1000.0);
   SetState("");
   for (std::string_view state : kTableStates) tables.With({std::string(state)}).Set(0);
@@ -303,6 +300,11 @@ void PipeMetrics::SetTables(std::vector<LiveTable> list) {
 std::vector<LiveTable> PipeMetrics::Tables() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return tables_;
+}
+
+void PipeMetrics::SetBuildCommit(std::string_view commit) {
+  build_info.Clear();
+  build_info.With({CHSYNC_VERSION, std::string(commit)}).Set(1);
 }
 
 PipeMetrics& Metrics() {

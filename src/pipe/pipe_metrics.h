@@ -121,6 +121,9 @@ struct PipeMetrics {
   metrics::Histogram& batch_bytes_all;
   metrics::Histogram& insert_duration_all;
 
+  /// chsync_build_info's commit label: the git commit chsync was built from, which the command line
+  /// knows (cli/version.h BuildCommit); "unknown" until it is set.
+  void SetBuildCommit(std::string_view commit);
   /// Sets chsync_pipe_state: 1 for `phase`, 0 for the others (all 0 for an unknown phase).
   void SetState(std::string_view phase);
   /// The counters of table `table` ("db.t").
@@ -133,12 +136,13 @@ struct PipeMetrics {
   void NoteSchemaChange(std::string_view kind, std::string_view action);
 
   /// A binlog event (or heartbeat) of `bytes` bytes was read; `heartbeat` events do not count as
-  /// events in the lag's sense (they show that nothing is pending).
+  /// events in the lag's sense (they show that nothing is pending). Called by the thread that reads
+  /// the binlog only (one per process), so the counts need no atomic read-modify-write.
   void NoteEventRead(size_t bytes, bool heartbeat) {
     if (!heartbeat) {
-      events.Add();
-      bytes_read.Add(static_cast<double>(bytes));
-      events_seen_.fetch_add(1, std::memory_order_relaxed);
+      events.AddFromOneThread();
+      bytes_read.AddFromOneThread(static_cast<double>(bytes));
+      events_seen_.store(events_seen_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     }
     last_event_ms_.store(CoarseNowMs(), std::memory_order_relaxed);
   }

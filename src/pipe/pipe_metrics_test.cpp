@@ -238,7 +238,17 @@ TEST(PipeMetricsTest, RendersEveryFamily) {
                            "chsync_binlog_write_rate_bytes_per_second"}) {
     EXPECT_NE(text.find(std::string("# TYPE ") + name + " "), std::string::npos) << name;
   }
-  EXPECT_NE(text.find("chsync_build_info{version=\"0.1.0\",commit=\"\"} 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("chsync_build_info{version=\"0.1.0\",commit=\"unknown\"} 1"), std::string::npos)
+      << text;
+}
+
+TEST(PipeMetricsTest, BuildInfoNamesTheCommitOnce) {
+  Metrics().SetBuildCommit("88a52ff1c2d3");
+  std::string text = Metrics().registry.Render();
+  EXPECT_NE(text.find("chsync_build_info{version=\"0.1.0\",commit=\"88a52ff1c2d3\"} 1"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("commit=\"unknown\""), std::string::npos) << text;  // one series, not two
+  Metrics().SetBuildCommit("unknown");
 }
 
 }  // namespace

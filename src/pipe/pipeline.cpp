@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <filesystem>
 #include <functional>
 #include <mutex>
@@ -32,8 +33,19 @@ std::string Coordinate(std::string_view file, uint64_t position) {
   return std::string(file) + ":" + std::to_string(position);
 }
 
+std::chrono::steady_clock::time_point CoarseSteadyNow() {
+  timespec now{};
+  if (clock_gettime(CLOCK_MONOTONIC_COARSE, &now) != 0) return std::chrono::steady_clock::now();
+  return std::chrono::steady_clock::time_point(
+      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::seconds(now.tv_sec) +
+                                                                      std::chrono::nanoseconds(now.tv_nsec)));
+}
+
 std::string TableKey(std::string_view database, std::string_view table) {
-  return std::string(database) + "." + std::string(table);
+  std::string key;
+  key.reserve(database.size() + 1 + table.size());
+  key.append(database).append(1, '.').append(table);
+  return key;
 }
 
 namespace {

@@ -57,6 +57,10 @@ std::string Coordinate(std::string_view file, uint64_t position);
 /// "db.t".
 std::string TableKey(std::string_view database, std::string_view table);
 
+/// steady_clock::now() read from the coarse clock (CLOCK_MONOTONIC_COARSE, the same clock ticking
+/// in steps of a few milliseconds): for checks made once per transaction.
+std::chrono::steady_clock::time_point CoarseSteadyNow();
+
 /// A table being rebuilt online: a snapshot thread copies the source table into
 /// state.temp_table while the stream writes the table's changes there too.
 struct Rebuilder {
@@ -93,6 +97,45 @@ struct TableState {
   /// The row changes in the writer (counted once ClickHouse acknowledged their INSERT), and the
   /// table's counters (set by RebuildWriter).
   PendingRowChanges changes;
+};
+
+/// The replicated tables by "db.t": a std::map that counts its erasures, so that a lookup cache
+/// (Pipe::FindTable) knows when an iterator it kept may have gone. Inserting invalidates no map
+/// iterator; erasing and clearing count.
+class TableStates {
+ public:
+  using Map = std::map<std::string, std::unique_ptr<TableState>, std::less<>>;
+  using iterator = Map::iterator;
+  using const_iterator = Map::const_iterator;
+
+  iterator begin() { return map_.begin(); }
+  iterator end() { return map_.end(); }
+  const_iterator begin() const { return map_.begin(); }
+  const_iterator end() const { return map_.end(); }
+  iterator find(std::string_view key) { return map_.find(key); }
+  const_iterator find(std::string_view key) const { return map_.find(key); }
+  bool contains(std::string_view key) const { return map_.contains(key); }
+  const std::unique_ptr<TableState>& at(const std::string& key) const { return map_.at(key); }
+  size_t size() const { return map_.size(); }
+  bool empty() const { return map_.empty(); }
+  std::unique_ptr<TableState>& operator[](const std::string& key) { return map_[key]; }
+  iterator erase(iterator it) {
+    ++erasures_;
+    return map_.erase(it);
+  }
+  size_t erase(const std::string& key) {
+    ++erasures_;
+    return map_.erase(key);
+  }
+  void clear() {
+    ++erasures_;
+    map_.clear();
+  }
+  uint64_t erasures() const { return erasures_; }
+
+ private:
+  Map map_;
+  uint64_t erasures_ = 0;
 };
 
 class Pipe {
@@ -381,7 +424,24 @@ class Pipe {
 
   Checkpoint checkpoint_;
   schema::Tracker tracker_;
-  std::map<std::string, std::unique_ptr<TableState>> tables_;
+  TableStates tables_;
+  /// The entry of tables_ for `database`.`table`, or end(), without allocating.
+  TableStates::iterator FindTable(std::string_view database, std::string_view table);
+  /// The entry of tables_ for the table of `map`, or end(). Asked two or three times per rows
+  /// event (the decoder's decode_rows_of, HandleRows). The entries HandleRows found are kept with
+  /// their maps (`keep`: held, so that an address names one map), the last kFoundMaps, until an
+  /// erasure in tables_ (the decoder hands out a repeated TABLE_MAP as the same object).
+  TableStates::iterator FindTable(const binlog::TableMap& map,
+                                  const std::shared_ptr<const binlog::TableMap>& keep = nullptr);
+  std::string key_scratch_;  ///< FindTable's key
+  static constexpr size_t kFoundMaps = 16;
+  struct FoundTable {
+    std::shared_ptr<const binlog::TableMap> map;
+    TableStates::iterator table;
+  };
+  std::vector<FoundTable> found_;
+  size_t found_next_ = 0;  ///< the entry replaced next
+  uint64_t found_erasures_ = 0;
   /// Replicated tables dropped at the source (their destination is kept), by "db.t".
   std::map<std::string, DestinationTable> dropped_;
   /// Destination databases whose `_chsync_schema_log` exists.
@@ -402,6 +462,14 @@ class Pipe {
   RowNumbering numbering_;
   /// Bytes of rows in the tables' writers (an estimate kept as rows are added and sent).
   size_t pending_bytes_ = 0;
+  /// At least PendingRows(): rows appended since it was last computed or everything was sent.
+  /// EndTransaction computes PendingRows() (a walk over every table) only when this reaches
+  /// batch.max_rows, not once per transaction.
+  size_t pending_rows_bound_ = 0;
+  /// Bumped by a rebuild's thread when its copy ended; AnyRebuildFinished (asked once per
+  /// transaction) walks the tables only when it moved since it last found none.
+  std::atomic<uint64_t> rebuilds_ended_{0};
+  mutable uint64_t rebuilds_ended_seen_ = 0;
   TransactionBoundaries boundaries_;
   /// The open XA transaction's first phase: where its group began, and its rows sent out of the
   /// writers early (batch limits).
@@ -410,10 +478,9 @@ class Pipe {
   /// The ClickHouse steps of the last statements that renamed tables (ddl_journal.h); opened by
   /// the first rename, and again after a failed write.
   std::optional<DdlJournal> ddl_journal_;
-  /// The open XA transaction's row changes whose rows left the writers (xa_batches_), by table; and
-  /// those of prepared XA transactions, by xid, counted at their XA COMMIT (not kept across restarts).
+  /// The open XA transaction's row changes whose rows left the writers (xa_batches_), by table (at
+  /// XA PREPARE they go into its rows file, counted at XA COMMIT).
   std::map<std::string, PendingRowChanges> xa_changes_;
-  std::map<std::string, std::map<std::string, PendingRowChanges>> prepared_changes_;
   /// The source's binlog retention headroom (the metrics), sampled while streaming.
   std::unique_ptr<RetentionSampler> retention_;
   /// Prepared-XA rows files whose transaction ended: removed once a checkpoint without them is saved.
@@ -458,6 +525,13 @@ class Pipe {
   /// What the log said of how the stream starts (said once, and again when it changes).
   bool said_start_ = false;
   bool last_by_gtid_ = false;
+  /// The server the loaded checkpoint's positions were read on (CheckSourceIdentity): a session
+  /// may open its dump there by position (resume_position.h).
+  std::optional<SourceIdentity> positions_read_on_;
+  /// This session opened its dump by position: its first GTID must be one the checkpoint lacks.
+  bool check_first_gtid_ = false;
+  /// A session opened by position read a GTID the checkpoint held: by GTID for the rest of the run.
+  bool position_refused_ = false;
 };
 
 }  // namespace chsync::pipe

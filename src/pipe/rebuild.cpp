@@ -128,7 +128,8 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   options.caps = caps_;
   options.terminal = false;
   Rebuilder* r = &rebuild;
-  rebuild.thread = std::thread([r, job = std::move(job), options = std::move(options), key]() mutable {
+  std::atomic<uint64_t>* ended = &rebuilds_ended_;
+  rebuild.thread = std::thread([r, ended, job = std::move(job), options = std::move(options), key]() mutable {
     std::vector<SnapshotJob> jobs{std::move(job)};
     auto on_chunk = [r](size_t, const TableSnapshot& progress) -> Status {
       std::lock_guard<std::mutex> lock(r->mutex);
@@ -141,6 +142,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
     }
     r->result = s;
     r->finished = true;
+    ended->fetch_add(1, std::memory_order_release);
   });
   return Status::Ok();
 }
@@ -162,9 +164,13 @@ void Pipe::StopRebuilds() {
 }
 
 bool Pipe::AnyRebuildFinished() const {
+  // A copy sets `finished` before it bumps the count: a walk after the count moved sees it.
+  const uint64_t ended = rebuilds_ended_.load(std::memory_order_acquire);
+  if (ended == rebuilds_ended_seen_) return false;
   for (const auto& [key, table] : tables_) {
     if (table->rebuild && table->rebuild->finished) return true;
   }
+  rebuilds_ended_seen_ = ended;
   return false;
 }
 

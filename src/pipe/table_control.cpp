@@ -125,7 +125,7 @@ Status Pipe::PollControl() {
     if (it == tables_.end() || it->second->held) continue;
     CHSYNC_RETURN_IF_ERROR(HoldTable(*it->second, std::move(held), /*announce=*/false));
   }
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = CoarseSteadyNow();
   if (now - last_control_poll_ < std::chrono::seconds(1)) return Status::Ok();
   last_control_poll_ = now;
   CHSYNC_ASSIGN_OR_RETURN(std::vector<ControlRequest> requests, PendingRequests(state_->path()));

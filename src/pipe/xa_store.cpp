@@ -13,7 +13,8 @@
 namespace chsync::pipe {
 namespace {
 
-constexpr std::string_view kHeader = "chsync-xa 1\n";
+constexpr std::string_view kHeader = "chsync-xa 2\n";
+constexpr std::string_view kHeaderV1 = "chsync-xa 1\n";  // before the change counts
 
 void PutU64(std::string& out, uint64_t v) {
   for (int i = 0; i < 8; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
@@ -48,6 +49,7 @@ std::string EncodeXaRows(const std::vector<XaBatch>& batches) {
       PutU64(out, field->size());
       out += *field;
     }
+    for (uint64_t count : {b.inserts, b.updates, b.deletes}) PutU64(out, count);
   }
   uint32_t crc = Crc(out);
   for (int i = 0; i < 4; ++i) out += static_cast<char>((crc >> (8 * i)) & 0xff);
@@ -60,8 +62,10 @@ Result<std::vector<XaBatch>> DecodeXaRows(std::string_view bytes, const std::str
                                           "; the XA transaction's rows cannot be restored: run `chsync "
                                           "resync` for the tables it wrote");
   };
-  if (bytes.size() < kHeader.size() + 4 || bytes.substr(0, kHeader.size()) != kHeader)
+  if (bytes.size() < kHeader.size() + 4 ||
+      (bytes.substr(0, kHeader.size()) != kHeader && bytes.substr(0, kHeaderV1.size()) != kHeaderV1))
     return corrupt("not a chsync XA rows file");
+  const bool counts = bytes.substr(0, kHeader.size()) == kHeader;
   std::string_view body = bytes.substr(0, bytes.size() - 4);
   if (Crc(body) != static_cast<uint32_t>(GetLE(bytes.substr(bytes.size() - 4), 4)))
     return corrupt("checksum mismatch");
@@ -76,6 +80,13 @@ Result<std::vector<XaBatch>> DecodeXaRows(std::string_view bytes, const std::str
       if (n > body.size()) return corrupt("field of " + std::to_string(n) + " bytes past the end");
       field->assign(body.substr(0, n));
       body.remove_prefix(n);
+    }
+    if (counts) {
+      if (body.size() < 24) return corrupt("truncated change counts");
+      b.inserts = GetLE(body, 8);
+      b.updates = GetLE(body.substr(8), 8);
+      b.deletes = GetLE(body.substr(16), 8);
+      body.remove_prefix(24);
     }
     out.push_back(std::move(b));
   }

@@ -17,6 +17,11 @@ struct XaBatch {
   std::string table;   ///< "db.t" of the source table
   std::string prefix;  ///< TableWriter::insert_prefix() when the rows were encoded
   std::string data;    ///< RowBinary rows, versions included
+  /// The table's row changes in the XA transaction, counted when it commits (chsync_row_changes_total),
+  /// also after a restart: on the table's first batch, 0 on the others.
+  uint64_t inserts = 0;
+  uint64_t updates = 0;
+  uint64_t deletes = 0;
 
   bool operator==(const XaBatch&) const = default;
 };
@@ -25,8 +30,9 @@ struct XaBatch {
 /// `file_sequence`:`position`: "xa-<sequence>-<position>.rows".
 std::string XaRowsFileName(uint32_t file_sequence, uint64_t position);
 
-/// File layout: "chsync-xa 1\n", then per batch three fields (table, prefix, data), each a
-/// little-endian u64 length and the bytes, then a little-endian CRC32 of everything before it.
+/// File layout: "chsync-xa 2\n", then per batch three fields (table, prefix, data), each a
+/// little-endian u64 length and the bytes, and the three change counts (little-endian u64 each),
+/// then a little-endian CRC32 of everything before it. Version 1 files (no counts) are read too.
 std::string EncodeXaRows(const std::vector<XaBatch>& batches);
 /// Parses EncodeXaRows' output; kCorrupt (naming `origin`) for anything else: a length past the end,
 /// a wrong checksum, a missing header.

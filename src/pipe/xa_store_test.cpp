@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cstdlib>
 #include <string>
@@ -11,8 +12,27 @@ namespace {
 
 std::vector<XaBatch> Sample() {
   return {{"shop.orders", "INSERT INTO `shop`.`orders` (`id`) FORMAT RowBinary",
-           std::string("\x01\x00\x00\x00", 4)},
+           std::string("\x01\x00\x00\x00", 4), 20, 5, 1},
           {"shop.items", "INSERT INTO `shop`.`items` (`id`) FORMAT RowBinary", ""}};
+}
+
+// A file written before the change counts (version 1) is read, with no counts.
+TEST(XaStore, ReadsFilesWithoutChangeCounts) {
+  std::string v1 = "chsync-xa 1\n";
+  for (std::string_view field :
+       {"shop.orders", "INSERT INTO `shop`.`orders` (`id`) FORMAT RowBinary", "row"}) {
+    for (int i = 0; i < 8; ++i) v1 += static_cast<char>(i == 0 ? field.size() : 0);
+    v1 += field;
+  }
+  uLong crc =
+      crc32(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(v1.data()), static_cast<uInt>(v1.size()));
+  for (int i = 0; i < 4; ++i) v1 += static_cast<char>((crc >> (8 * i)) & 0xff);
+  auto back = DecodeXaRows(v1, "test");
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ((*back)[0].table, "shop.orders");
+  EXPECT_EQ((*back)[0].data, "row");
+  EXPECT_EQ((*back)[0].inserts + (*back)[0].updates + (*back)[0].deletes, 0u);
 }
 
 TEST(XaStore, RoundTrips) {

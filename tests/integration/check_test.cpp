@@ -63,7 +63,8 @@ TEST(CheckCommand, FullMetadataMariadbToClickhouseServerPasses) {
   EXPECT_NE(r.output.find("binlog_row_image           FULL"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("FULL: columns matched by name"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("SHOW BINLOG STATUS"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("binlog.0000"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("binlog.0"), std::string::npos)
+      << r.output;  // binlog.000001, or .000123 after flushes
   EXPECT_NE(r.output.find("REPLICATION SLAVE, REPLICATION CLIENT: granted"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("check_ok.orders  primary key (id)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("check_ok.events  NO PRIMARY KEY"), std::string::npos) << r.output;

@@ -29,6 +29,7 @@ using testing::CommandResult;
 using testing::Dest;
 using testing::MakeTempDir;
 using testing::PipeTest;
+using testing::PurgeAllButCurrent;
 using testing::ReplicationPair;
 
 constexpr int kServerIdBase = 11000000;
@@ -291,21 +292,6 @@ TEST_F(FailoverTest, RefusesACandidateThatIsBehindNamingTheMissingGtids) {
   r = p_.Run();
   ASSERT_RUN_OK(r, "on the replica once caught up");
   EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the replica caught up");
-}
-
-/// PURGE BINARY LOGS right after FLUSH may keep the previous file until InnoDB's binlog
-/// checkpoint passes: try again until only the current file is left.
-bool PurgeAllButCurrent(PipeTest& p) {
-  for (int attempt = 0; attempt < 50; ++attempt) {
-    p.Exec("FLUSH BINARY LOGS");
-    auto rows = p.SourceQuery("SHOW BINARY LOGS");
-    if (rows.empty()) return false;
-    const std::string last = rows.back()[0].value_or("");
-    p.Exec("PURGE BINARY LOGS TO '" + last + "'");
-    if (p.SourceQuery("SHOW BINARY LOGS").size() == 1) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  }
-  return false;
 }
 
 TEST_F(FailoverTest, PurgedBinlogsFailClearlyOrAreResynced) {

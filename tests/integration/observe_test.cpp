@@ -165,6 +165,16 @@ TEST_P(ObserveTest, PrometheusScrapesWhatThePipeApplied) {
   EXPECT_EQ(prometheus.Query("chsync_pipe_state{state=\"streaming\"}"), 1.0);
   EXPECT_GT(prometheus.Query("chsync_binlog_events_total").value_or(0), 0.0);
   EXPECT_GT(prometheus.Query("chsync_insert_duration_seconds_count").value_or(0), 0.0);
+  // chsync_build_info names the commit `chsync --version` names.
+  CommandResult version = RunCommand({testing::ChsyncBinary(), "--version"});
+  const size_t commit_at = version.out.find("(commit ");
+  ASSERT_NE(commit_at, std::string::npos) << version.Describe();
+  const std::string commit =
+      version.out.substr(commit_at + 8, version.out.find(')', commit_at) - commit_at - 8);
+  EXPECT_NE(metrics.find("chsync_build_info{version=\"0.1.0\",commit=\"" + commit + "\"} 1"),
+            std::string::npos)
+      << "commit " << commit << "\n"
+      << metrics;
 
   // Every metric has HELP and TYPE lines (what promtool checks).
   std::istringstream lines(metrics);

@@ -371,6 +371,34 @@ TEST_P(PipeCorrectnessTest, XaPreparedSurvivesPipeKill) {
 
     ASSERT_TRUE(XaFinish(p_, outcome, xid));
     p_.Exec("INSERT INTO x SELECT seq, 'after', seq FROM seq_" + Str(base + 201) + "_to_" + Str(base + 210));
+    // The chsync started after the kill counts the XA transaction's row changes when it commits
+    // (they wait in its rows file with its rows): its one delete, the only one here, shows in
+    // chsync_row_changes_total; after XA ROLLBACK nothing does.
+    const int port = testing::FreeLoopbackPort();
+    auto resumed = BackgroundProcess::Start(
+        p_.RunArgs(p_.db() + ".*", false, {"--batch-age-ms", "100", "--http", "127.0.0.1:" + Str(port)}),
+        log);
+    ASSERT_TRUE(resumed.has_value());
+    const std::string deletes = "chsync_row_changes_total{table=\"" + p_.db() + ".x\",kind=\"delete\"}";
+    std::optional<BinlogPos> written = MasterPosition(p_.conn());
+    ASSERT_TRUE(written.has_value());
+    // A checkpoint past the last write: everything before it was acknowledged, and counted.
+    const bool applied = WaitUntil(
+        [&] {
+          std::optional<BinlogPos> at = CheckpointResume(p_.state());
+          return !resumed->Running() || (at.has_value() && !(*at < *written));
+        },
+        std::chrono::seconds(120));
+    ASSERT_TRUE(applied && resumed->Running()) << Tail(resumed->Log());
+    const std::string metrics =
+        RunCommand({"/usr/bin/curl", "-sS", "--max-time", "5", "http://127.0.0.1:" + Str(port) + "/metrics"})
+            .out;
+    if (outcome == "COMMIT") {
+      EXPECT_NE(metrics.find(deletes + " 1\n"), std::string::npos) << metrics;
+    } else {
+      EXPECT_EQ(metrics.find(deletes + " 1"), std::string::npos) << metrics;
+    }
+    EXPECT_EQ(resumed->SignalAndWait(SIGINT, 20'000), 0) << Tail(resumed->Log());
     CommandResult r = p_.Run();
     ASSERT_RUN_OK(r, "after the kill and XA " + outcome);
     EXPECT_EQ(DestCountWhere(p_, "x", where), round == 0 ? "20" : "0")

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <thread>
 
 #include "common/url.h"
 
@@ -220,6 +221,19 @@ int PipeTest::DestVersion() const {
   int v = DestinationVersion(dest_url_, &error);
   if (v < 0) ADD_FAILURE() << "destination version: " << error;
   return v;
+}
+
+bool PurgeAllButCurrent(PipeTest& p) {
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    p.Exec("FLUSH BINARY LOGS");
+    auto rows = p.SourceQuery("SHOW BINARY LOGS");
+    if (rows.empty()) return false;
+    const std::string last = rows.back()[0].value_or("");
+    p.Exec("PURGE BINARY LOGS TO '" + last + "'");
+    if (p.SourceQuery("SHOW BINARY LOGS").size() == 1) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  return false;
 }
 
 }  // namespace chsync::testing

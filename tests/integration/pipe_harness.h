@@ -126,4 +126,9 @@ class PipeTest {
   std::unique_ptr<mysql::Connection> conn_;
 };
 
+/// FLUSH BINARY LOGS, then PURGE BINARY LOGS TO the new file: false unless only the current file is
+/// left. Right after FLUSH the server may keep the previous file until InnoDB's binlog checkpoint
+/// passes, so it tries again (for up to 10 s).
+bool PurgeAllButCurrent(PipeTest& p);
+
 }  // namespace chsync::testing
