@@ -213,7 +213,7 @@ void AddFlags(CLI::App* sub, RunFlags& f) {
       ->check(CLI::Range(uint64_t{1000}, uint64_t{100000000}));
   sub->add_option("--batch-rows", f.batch_rows, "flush a table's rows at this many (default 100000)")
       ->check(CLI::Range(uint64_t{1}, uint64_t{10000000}));
-  sub->add_option("--batch-age-ms", f.batch_age_ms, "…or when they waited this long (default 1000)")
+  sub->add_option("--batch-age-ms", f.batch_age_ms, "…or when they waited this long (default 500)")
       ->check(CLI::Range(uint64_t{10}, uint64_t{600000}));
   sub->add_option("--batch-max-bytes", f.batch_bytes,
                   "…or when they take this many bytes; bounds memory (default 33554432, 32 MiB)")

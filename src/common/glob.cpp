@@ -23,4 +23,25 @@ bool GlobMatch(std::string_view pattern, std::string_view text) {
   return p == pattern.size();
 }
 
+namespace {
+
+std::string_view Unquote(std::string_view s) {
+  if (s.size() >= 2 && s.front() == '`' && s.back() == '`') return s.substr(1, s.size() - 2);
+  return s;
+}
+
+}  // namespace
+
+bool SplitTablePattern(std::string_view pattern, std::string_view& database, std::string_view& table) {
+  size_t dot = pattern.find('.');
+  if (pattern.size() >= 2 && pattern.front() == '`') {
+    size_t close = pattern.find('`', 1);
+    dot = close == std::string_view::npos ? std::string_view::npos : pattern.find('.', close);
+  }
+  if (dot == std::string_view::npos) return false;
+  database = Unquote(pattern.substr(0, dot));
+  table = Unquote(pattern.substr(dot + 1));
+  return !database.empty() && !table.empty();
+}
+
 }  // namespace chsync

@@ -18,5 +18,22 @@ TEST(GlobMatch, Patterns) {
   EXPECT_FALSE(GlobMatch("", "x"));
 }
 
+TEST(SplitTablePattern, PartsAndQuotes) {
+  std::string_view db;
+  std::string_view table;
+  ASSERT_TRUE(SplitTablePattern("shop.orders", db, table));
+  EXPECT_EQ(db, "shop");
+  EXPECT_EQ(table, "orders");
+  ASSERT_TRUE(SplitTablePattern("`my.shop`.`order items`", db, table));
+  EXPECT_EQ(db, "my.shop");
+  EXPECT_EQ(table, "order items");
+  ASSERT_TRUE(SplitTablePattern("shop.*", db, table));
+  EXPECT_EQ(table, "*");
+  EXPECT_FALSE(SplitTablePattern("orders", db, table));
+  EXPECT_FALSE(SplitTablePattern("shop.", db, table));
+  EXPECT_FALSE(SplitTablePattern(".orders", db, table));
+  EXPECT_FALSE(SplitTablePattern("`unclosed.orders", db, table));
+}
+
 }  // namespace
 }  // namespace chsync

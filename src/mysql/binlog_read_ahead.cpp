@@ -24,8 +24,8 @@ void BinlogReadAhead::Batch::Clear(size_t keep_bytes) {
   error.reset();
 }
 
-uint32_t BinlogReadAhead::Batch::File(const std::string& name) {
-  if (files.empty() || files.back() != name) files.push_back(name);
+uint32_t BinlogReadAhead::Batch::File(std::string_view name) {
+  if (files.empty() || files.back() != name) files.emplace_back(name);
   return static_cast<uint32_t>(files.size() - 1);
 }
 
@@ -65,7 +65,7 @@ void BinlogReadAhead::Read() {
     Entry e;
     e.offset = filling_.bytes.size();
     e.size = ev->bytes.size();
-    e.file = filling_.File(std::string(ev->at.file));
+    e.file = filling_.File(ev->at.file);
     e.position = ev->at.position;
     e.next_file = filling_.File(stream_->next_coordinate().file);
     e.next_position = stream_->next_coordinate().position;

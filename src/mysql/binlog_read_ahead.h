@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -57,7 +58,7 @@ class BinlogReadAhead {
     std::optional<Error> error;  ///< after the entries: the stream's failure
     /// Empties it, keeping its memory up to `keep_bytes`.
     void Clear(size_t keep_bytes);
-    uint32_t File(const std::string& name);
+    uint32_t File(std::string_view name);
   };
 
   void Read();

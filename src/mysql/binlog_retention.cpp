@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <map>
@@ -10,16 +9,10 @@
 #include <string_view>
 #include <utility>
 
+#include "mysql/server_probe.h"
+
 namespace chsync::mysql {
 namespace {
-
-std::optional<uint64_t> WholeNumber(std::string_view text) {
-  uint64_t v = 0;
-  const char* end = text.data() + text.size();
-  auto [next, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || next != end) return std::nullopt;
-  return v;
-}
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {

@@ -30,15 +30,6 @@ uint64_t ToU64(const std::string& s) {
   return v;
 }
 
-/// `text` as a number when it is digits only; nullopt for "", "-1", "12x" or an overflow.
-std::optional<uint64_t> WholeNumber(std::string_view text) {
-  uint64_t v = 0;
-  const char* end = text.data() + text.size();
-  auto [next, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec != std::errc() || next != end) return std::nullopt;
-  return v;
-}
-
 bool IsOn(const std::string& s) {
   return Upper(s) == "ON" || s == "1";
 }
@@ -298,6 +289,14 @@ Result<ServerInfo> Probe(Connection& conn) {
     return std::move(grants).error();
   }
   return info;
+}
+
+std::optional<uint64_t> WholeNumber(std::string_view text) {
+  uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  auto [next, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec != std::errc() || next != end) return std::nullopt;
+  return v;
 }
 
 }  // namespace chsync::mysql

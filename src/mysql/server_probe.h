@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -133,6 +134,9 @@ const char* ReplicaStatusStatement(bool mariadb, const ServerVersion& version);
 /// the server refuses leaves its fields empty or unset (binlog_status_error and
 /// replica_status_error say why).
 Result<ServerInfo> Probe(Connection& conn);
+
+/// `text` as a number when it is digits only; nullopt for "", "-1", "12x" or an overflow.
+std::optional<uint64_t> WholeNumber(std::string_view text);
 
 /// Parses the global privileges from SHOW GRANTS lines ("GRANT SELECT, REPLICATION SLAVE ON *.* TO …").
 std::set<std::string> ParseGlobalPrivileges(const std::vector<std::string>& grant_lines);

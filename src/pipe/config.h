@@ -52,7 +52,7 @@ struct PipeConfig {
   uint64_t snapshot_chunk_rows = 100000;  ///< rows per primary-key range chunk
 
   uint64_t batch_max_rows = 100000;  ///< flush a table's batch at this many rows…
-  uint64_t batch_max_age_ms = 1000;  ///< …or when its oldest row waited this long
+  uint64_t batch_max_age_ms = 500;   ///< …or when its oldest row waited this long
   /// …or when its rows take this many bytes; also the bound of all tables' unsent rows together,
   /// and (twice it) of the batches queued for ClickHouse: what bounds the pipe's memory.
   uint64_t batch_max_bytes = 32ull << 20;

@@ -16,28 +16,10 @@ using Kind = ExpressionToken::Kind;
 
 constexpr std::string_view kMetadataPrefix = "_chsync_";
 
-std::string_view Unquote(std::string_view s) {
-  if (s.size() >= 2 && s.front() == '`' && s.back() == '`') return s.substr(1, s.size() - 2);
-  return s;
-}
-
-/// Splits a DB.TABLE pattern (either part may be `quoted`); false when it is not one.
-bool SplitPattern(std::string_view pattern, std::string_view& database, std::string_view& table) {
-  size_t dot = pattern.find('.');
-  if (pattern.size() >= 2 && pattern.front() == '`') {
-    size_t close = pattern.find('`', 1);
-    dot = close == std::string_view::npos ? std::string_view::npos : pattern.find('.', close);
-  }
-  if (dot == std::string_view::npos) return false;
-  database = Unquote(pattern.substr(0, dot));
-  table = Unquote(pattern.substr(dot + 1));
-  return !database.empty() && !table.empty();
-}
-
 bool Matches(const TableOptions& options, std::string_view database, std::string_view table) {
   std::string_view db_pattern;
   std::string_view table_pattern;
-  if (!SplitPattern(options.pattern, db_pattern, table_pattern)) return false;  // Add checked it
+  if (!SplitTablePattern(options.pattern, db_pattern, table_pattern)) return false;  // Add checked it
   return GlobMatch(db_pattern, database) && GlobMatch(table_pattern, table);
 }
 
@@ -434,7 +416,7 @@ std::string SettingLiteral(std::string_view value, bool quoted) {
 Status MappingSet::Add(TableOptions options) {
   std::string_view db_pattern;
   std::string_view table_pattern;
-  if (!SplitPattern(options.pattern, db_pattern, table_pattern)) {
+  if (!SplitTablePattern(options.pattern, db_pattern, table_pattern)) {
     return Error(ErrorKind::kConfig,
                  options.origin + ": 'table_options." + options.pattern +
                      "': the pattern must be DB.TABLE (wildcards * and ?, e.g. shop.orders, "

@@ -239,6 +239,8 @@ class Pipe {
   Result<std::vector<std::string>> SelectedDatabases();
   Result<std::vector<schema::TableSchema>> LoadSourceSchemas(
       const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep);
+  /// MariaDB's @@GLOBAL.gtid_binlog_pos; nullopt when it cannot be read.
+  std::optional<std::string> MariaBinlogGtid();
   Result<SourcePosition> StablePoint(const std::vector<std::string>& databases,
                                      const std::function<bool(const schema::TableSchema&)>& keep,
                                      std::vector<schema::TableSchema>& schemas);

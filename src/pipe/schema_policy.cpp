@@ -93,24 +93,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-std::string_view Unquote(std::string_view s) {
-  if (s.size() >= 2 && s.front() == '`' && s.back() == '`') return s.substr(1, s.size() - 2);
-  return s;
-}
-
-/// Splits a DB.TABLE pattern (either part may be `quoted`); false when it is not one.
-bool SplitPattern(std::string_view pattern, std::string_view& database, std::string_view& table) {
-  size_t dot = pattern.find('.');
-  if (pattern.size() >= 2 && pattern.front() == '`') {
-    size_t close = pattern.find('`', 1);
-    dot = close == std::string_view::npos ? std::string_view::npos : pattern.find('.', close);
-  }
-  if (dot == std::string_view::npos) return false;
-  database = Unquote(pattern.substr(0, dot));
-  table = Unquote(pattern.substr(dot + 1));
-  return !database.empty() && !table.empty();
-}
-
 Error PolicyError(std::string_view origin, const std::string& what) {
   return Error(ErrorKind::kConfig, std::string(origin) + ": " + what);
 }
@@ -157,7 +139,7 @@ Status PolicySet::Assign(std::string_view pattern, std::string_view key, std::st
   }
   std::string_view database;
   std::string_view table;
-  if (!SplitPattern(pattern, database, table)) {
+  if (!SplitTablePattern(pattern, database, table)) {
     return PolicyError(origin, "table pattern '" + std::string(pattern) +
                                    "' must be DB.TABLE (wildcards * and ?, e.g. shop.orders, shop.*, "
                                    "*.audit_log)");
@@ -173,7 +155,7 @@ SchemaPolicy PolicySet::For(std::string_view database, std::string_view table) c
   for (const Override& o : overrides_) {
     std::string_view db_pattern;
     std::string_view table_pattern;
-    if (!SplitPattern(o.pattern, db_pattern, table_pattern)) continue;  // Assign checked it
+    if (!SplitTablePattern(o.pattern, db_pattern, table_pattern)) continue;  // Assign checked it
     if (!GlobMatch(db_pattern, database) || !GlobMatch(table_pattern, table)) continue;
     const Key* k = FindKey(o.key);
     if (k != nullptr) k->set(policy, FindValue(*k, o.value));

@@ -30,16 +30,10 @@ using testing::Dest;
 using testing::MakeTempDir;
 using testing::PipeTest;
 using testing::PurgeAllButCurrent;
+using testing::ReadFile;
 using testing::ReplicationPair;
 
 constexpr int kServerIdBase = 11000000;
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class FailoverTest : public ::testing::Test {
  protected:

@@ -53,8 +53,10 @@ using testing::CommandResult;
 using testing::Dest;
 using testing::MakeTempDir;
 using testing::PipeTest;
+using testing::ReadFile;
 using testing::RequireEnv;
 using testing::RunCommand;
+using testing::Tail;
 using testing::TcpProxy;
 using Clock = std::chrono::steady_clock;
 
@@ -64,17 +66,6 @@ constexpr int kServerIdBase = 18500000;
 /// ClickHouse statements retried often with short waits, so that a server back after a few
 /// seconds is used at once (the defaults wait up to 30 s between tries).
 constexpr const char* kFastRetries = "retry:\n  attempts: 200\n  max_backoff_ms: 1000\n";
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string Tail(const std::string& text, size_t max_bytes = 6000) {
-  return text.size() <= max_bytes ? text : "…" + text.substr(text.size() - max_bytes);
-}
 
 std::string WriteConfig(const std::string& yaml) {
   std::string path = MakeTempDir("faults-config") + "/chsync.yaml";

@@ -59,8 +59,10 @@ using testing::DestName;
 using testing::MakeTempDir;
 using testing::OpenSource;
 using testing::PipeTest;
+using testing::ReadFile;
 using testing::RequireEnv;
 using testing::RunCommand;
+using testing::Tail;
 using Clock = std::chrono::steady_clock;
 
 /// Replication server ids of this binary (pipe_e2e_test uses 1000000 + …, schema_evolution_test
@@ -135,17 +137,6 @@ int CheckpointPendingXa(const std::string& state) {
   auto j = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.contains("pending_xa") || !j["pending_xa"].is_array()) return -1;
   return static_cast<int>(j["pending_xa"].size());
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string Tail(const std::string& text, size_t max_bytes = 6000) {
-  return text.size() <= max_bytes ? text : "…" + text.substr(text.size() - max_bytes);
 }
 
 std::string Lower(std::string s) {

@@ -6,11 +6,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "common/url.h"
 #include "pipe_compare.h"
@@ -27,6 +31,7 @@ using testing::CommandResult;
 using testing::Dest;
 using testing::PipeTest;
 using testing::PurgeAllButCurrent;
+using testing::ReadFile;
 using testing::ReplicationPair;
 using testing::TcpProxy;
 
@@ -283,6 +288,59 @@ TEST_F(ResumePositionTest, APurgedFileIsResumedByGtid) {
   r = p_.Run({"--on-binlog-gap", "resync"});
   ASSERT_RUN_OK(r, "with on_binlog_gap=resync");
   EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the resync");
+}
+
+// A fresh start records the binlog position and its GTID position; they must name the same point,
+// since a restart on this server goes by the one and anywhere else by the other. chsync reads
+// @@gtid_binlog_pos on both sides of the position and asks BINLOG_GTID_POS only when a transaction
+// came in between: started while a writer commits without pause (both ways get taken), and once
+// with nothing written.
+TEST_F(ResumePositionTest, AFreshStartsPositionAndGtidNameTheSamePoint) {
+  ASSERT_TRUE(p_.connected());
+  CreateTable();
+  std::atomic<bool> stop{false};
+  std::atomic<int> written{0};
+  std::thread writer([&] {
+    auto conn = testing::OpenSource(p_.source_url());
+    if (conn == nullptr || !conn->Execute("USE `" + p_.db() + "`").ok()) return;
+    for (int i = 100000; !stop.load(); ++i) {
+      if (!conn->Execute("INSERT INTO t (id, v, s) VALUES (" + std::to_string(i) + ", 1, 'busy')").ok())
+        return;
+      ++written;
+    }
+  });
+  auto start_point = [&](const std::string& when) {
+    auto j = nlohmann::json::parse(ReadFile(p_.state() + "/checkpoint.json"), nullptr, false);
+    if (j.is_discarded() || !j.contains("stream_start")) {
+      ADD_FAILURE() << "no stream_start in the checkpoint " << when;
+      return;
+    }
+    const auto& at = j["stream_start"];
+    const std::string file = at.value("file", "");
+    const uint64_t position = at.value("position", uint64_t{0});
+    const std::string gtid = at.value("gtid_set", "");
+    EXPECT_FALSE(gtid.empty()) << when;
+    EXPECT_EQ(gtid,
+              p_.SourceValue("SELECT BINLOG_GTID_POS('" + file + "', " + std::to_string(position) + ")"))
+        << "the start position " << file << ":" << position << " and its GTID " << gtid << " differ " << when;
+  };
+  for (int run = 0; run < 4; ++run) {
+    const std::string when = "(fresh start " + std::to_string(run + 1) + ", while a writer commits)";
+    std::filesystem::remove_all(p_.state());
+    const int before = written.load();
+    CommandResult r = p_.Run();
+    ASSERT_RUN_OK(r, when);
+    EXPECT_GT(written.load(), before) << "the writer must commit while chsync starts " << when;
+    start_point(when);
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GT(written.load(), 0);
+  std::filesystem::remove_all(p_.state());
+  CommandResult r = p_.Run();
+  ASSERT_RUN_OK(r, "a fresh start with nothing written");
+  start_point("(a fresh start with nothing written)");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the fresh starts");
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ using testing::CommandResult;
 using testing::Dest;
 using testing::FreeLoopbackPort;
 using testing::PipeTest;
+using testing::ReadFile;
 using testing::RequireEnv;
 using testing::RunCommand;
 
@@ -47,13 +48,6 @@ std::string WithPath(const std::string& url, const std::string& path) {
   if (!parsed.ok()) return url;
   return parsed->scheme + "://" + parsed->user + ":" + parsed->password + "@" + parsed->Address() + "/" +
          path;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 /// Neither stream of `r` holds any of `secrets`.

@@ -78,6 +78,17 @@ int FreeLoopbackPort() {
   return port;
 }
 
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string Tail(const std::string& text, size_t max_bytes) {
+  return text.size() <= max_bytes ? text : "…" + text.substr(text.size() - max_bytes);
+}
+
 std::string MakeTempDir(const std::string& prefix) {
   const char* base = std::getenv("CHSYNC_TEST_TMPDIR");
   std::string pattern =

@@ -37,6 +37,11 @@ std::string ChsyncBinary();
 /// A loopback TCP port that was free a moment ago (the kernel's pick), or -1.
 int FreeLoopbackPort();
 
+/// The whole content of the file at `path` ("" when it cannot be read).
+std::string ReadFile(const std::string& path);
+/// The last `max_bytes` of `text` (after "…" when cut): for failure messages.
+std::string Tail(const std::string& text, size_t max_bytes = 6000);
+
 /// A fresh empty directory under CHSYNC_TEST_TMPDIR (or /tmp), removed by nobody: the test
 /// command removes its whole temporary folder.
 std::string MakeTempDir(const std::string& prefix);
