@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2154  # the m_* and i_* figures are assigned by backlog (read, printf -v)
 # Catch-up of a binlog backlog against the sink's own limit, in one run (issue 20), on servers this
 # script starts itself (a MariaDB with binlog_row_metadata=FULL and the ClickHouse 18.16 server,
 # through scripts/test-servers) and on an embedded chDB store. Needs sysbench (Debian `sysbench`,
@@ -206,55 +207,55 @@ echo "load at start: $(uptime)"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ---------------------------------------------------------------------------------------------
-# (1) mixed backlog
-echo "preparing sysbench oltp_write_only: $tables tables x $table_size rows ..." >&2
-sql -e 'CREATE DATABASE sbmixed; CREATE DATABASE sbinsert; CREATE DATABASE big'
-sb oltp_write_only sbmixed prepare >"$dir/prepare-mixed.log"
-echo "copying them into the server and into the embedded store ..." >&2
-pipe mixed "$CHSYNC_TEST_CLICKHOUSE" 'sbmixed.*' 9301
-pipe embedded "$store" 'sbmixed.*' 9302
-wait_merges
-read -r mf0 mp0 < <(binlog_pos)
-echo "mixed backlog: sysbench oltp_write_only, $threads threads for ${seconds_run}s (no chsync running) ..." >&2
-sb oltp_write_only sbmixed run --threads="$threads" --time="$seconds_run" >"$dir/run-mixed.log"
-read -r mf1 mp1 < <(binlog_pos)
-read -r m_ins m_upd m_del m_txn m_bytes < <(range_stats "$mf0" "$mp0" "$mf1" "$mp1")
-m_source=$(source_alone "$mf0" "$mp0")
-m_changes=$((m_ins + m_upd + m_del))
-load_mixed=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "catching up (server) ..." >&2
-pipe mixed "$CHSYNC_TEST_CLICKHOUSE" 'sbmixed.*' 9301
-read -r m_wall m_user m_sys m_rss m_mcpu m_ccpu <"$dir/mixed.time"
-m_own=$(own_account mixed)
-m_same=$(compare_sb sbmixed "$CHSYNC_TEST_CLICKHOUSE" mixed)
-read -r m_first_gtid m_first_pos < <(first_event mixed "$mf0" "$mp0")
-wait_merges
-echo "catching up (embedded store) ..." >&2
-pipe embedded "$store" 'sbmixed.*' 9302
-read -r e_wall e_user e_sys e_rss e_mcpu e_ccpu <"$dir/embedded.time"
-e_own=$(own_account embedded)
-e_same=$(compare_sb sbmixed "$store" embedded)
+# backlog P WORKLOAD DB NAME ID [HOOK]: prepares DB with sysbench WORKLOAD and copies it into the
+# server (pipe NAME, server id ID), writes a backlog with WORKLOAD while no chsync runs, and
+# catches it up. The figures go into P_* variables: P_f0/P_p0 where the backlog starts, P_ins,
+# P_upd, P_del, P_txn, P_bytes, P_changes, P_source, P_load, P_wall, P_user, P_sys, P_rss, P_mcpu,
+# P_ccpu, P_own, P_same, P_first_gtid, P_first_pos. HOOK (if given) runs with "copy" after the
+# first copy and with "catch-up" after the catch-up, for another destination to follow along.
+backlog() {
+  local p=$1 workload=$2 db=$3 name=$4 id=$5 hook=${6:-} f0 p0 f1 p1
+  echo "preparing sysbench $workload: $tables tables x $table_size rows ..." >&2
+  sb "$workload" "$db" prepare >"$dir/prepare-$name.log"
+  pipe "$name" "$CHSYNC_TEST_CLICKHOUSE" "$db.*" "$id"
+  [[ -z $hook ]] || "$hook" copy
+  wait_merges
+  read -r f0 p0 < <(binlog_pos)
+  echo "$name backlog: sysbench $workload, $threads threads for ${seconds_run}s (no chsync running) ..." >&2
+  sb "$workload" "$db" run --threads="$threads" --time="$seconds_run" >"$dir/run-$name.log"
+  read -r f1 p1 < <(binlog_pos)
+  printf -v "${p}_f0" '%s' "$f0"
+  printf -v "${p}_p0" '%s' "$p0"
+  read -r "${p}_ins" "${p}_upd" "${p}_del" "${p}_txn" "${p}_bytes" < <(range_stats "$f0" "$p0" "$f1" "$p1")
+  local -n ins=${p}_ins upd=${p}_upd del=${p}_del
+  printf -v "${p}_changes" '%s' "$((ins + upd + del))"
+  printf -v "${p}_source" '%s' "$(source_alone "$f0" "$p0")"
+  printf -v "${p}_load" '%s' "$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "catching up (server) ..." >&2
+  pipe "$name" "$CHSYNC_TEST_CLICKHOUSE" "$db.*" "$id"
+  read -r "${p}_wall" "${p}_user" "${p}_sys" "${p}_rss" "${p}_mcpu" "${p}_ccpu" <"$dir/$name.time"
+  printf -v "${p}_own" '%s' "$(own_account "$name")"
+  printf -v "${p}_same" '%s' "$(compare_sb "$db" "$CHSYNC_TEST_CLICKHOUSE" "$name")"
+  read -r "${p}_first_gtid" "${p}_first_pos" < <(first_event "$name" "$f0" "$p0")
+  [[ -z $hook ]] || "$hook" catch-up
+}
 
-# ---------------------------------------------------------------------------------------------
-# (2) pure-insert backlog
-echo "preparing sysbench oltp_insert: $tables tables x $table_size rows ..." >&2
-sb oltp_insert sbinsert prepare >"$dir/prepare-insert.log"
-pipe insert "$CHSYNC_TEST_CLICKHOUSE" 'sbinsert.*' 9303
-wait_merges
-read -r if0 ip0 < <(binlog_pos)
-echo "insert backlog: sysbench oltp_insert, $threads threads for ${seconds_run}s (no chsync running) ..." >&2
-sb oltp_insert sbinsert run --threads="$threads" --time="$seconds_run" >"$dir/run-insert.log"
-read -r if1 ip1 < <(binlog_pos)
-read -r i_ins i_upd i_del i_txn i_bytes < <(range_stats "$if0" "$ip0" "$if1" "$ip1")
-i_source=$(source_alone "$if0" "$ip0")
-i_changes=$((i_ins + i_upd + i_del))
-load_insert=$(cut -d' ' -f1-3 /proc/loadavg)
-echo "catching up (server) ..." >&2
-pipe insert "$CHSYNC_TEST_CLICKHOUSE" 'sbinsert.*' 9303
-read -r i_wall i_user i_sys i_rss i_mcpu i_ccpu <"$dir/insert.time"
-i_own=$(own_account insert)
-i_same=$(compare_sb sbinsert "$CHSYNC_TEST_CLICKHOUSE" insert)
-read -r i_first_gtid i_first_pos < <(first_event insert "$if0" "$ip0")
+# (1) mixed backlog, followed by the embedded store; (2) pure-insert backlog
+embedded_too() {
+  if [[ $1 == copy ]]; then
+    pipe embedded "$store" 'sbmixed.*' 9302
+    return
+  fi
+  wait_merges
+  echo "catching up (embedded store) ..." >&2
+  pipe embedded "$store" 'sbmixed.*' 9302
+  read -r e_wall e_user e_sys e_rss e_mcpu e_ccpu <"$dir/embedded.time"
+  e_own=$(own_account embedded)
+  e_same=$(compare_sb sbmixed "$store" embedded)
+}
+sql -e 'CREATE DATABASE sbmixed; CREATE DATABASE sbinsert; CREATE DATABASE big'
+backlog m oltp_write_only sbmixed mixed 9301 embedded_too
+backlog i oltp_insert sbinsert insert 9303
 
 # ---------------------------------------------------------------------------------------------
 # (3) the sink's limit
@@ -348,17 +349,21 @@ limits() {  # limits ROWS MB HTTP HTTP_NATIVE CLIENT
 echo
 echo "=== chsync catch-up benchmark ($(date -u +%F), $(nproc) cores, load $load_start at start, $load_end at the end) ==="
 echo "ClickHouse $(ch 'SELECT version()'), MariaDB $(sql -N -e 'SELECT VERSION()'), sysbench $(sysbench --version | cut -d' ' -f2)"
-echo "(1) mixed backlog: sysbench oltp_write_only, $tables tables x $table_size rows, $threads threads x ${seconds_run} s (load $load_mixed after it)"
-echo "    $m_changes row changes ($m_ins inserts, $m_upd updates, $m_del deletes) in $m_txn transactions, $(calc "$m_bytes / 1e6" | cut -d. -f1) MB of binlog"
-printf '    the source alone sends it (mariadb-binlog --read-from-remote-server --raw) in %.2f s; it starts at byte %s of\n' "$m_source" "$mp0"
-printf '    %s: first event after %.2f s asked by GTID, %.2f s by file:position (as chsync asks here)\n' "$mf0" "$m_first_gtid" "$m_first_pos"
-line "chsync -> ClickHouse 18.16" "$m_changes" "$m_bytes" "$m_wall" "$m_user" "$m_sys" "$m_rss" "$m_own" "$m_same" "$m_mcpu" "$m_ccpu"
+# report P TITLE: the lines of backlog P's figures (see backlog)
+report() {
+  local -n changes=${1}_changes ins=${1}_ins upd=${1}_upd del=${1}_del txn=${1}_txn bytes=${1}_bytes
+  local -n src=${1}_source f0=${1}_f0 p0=${1}_p0 first_gtid=${1}_first_gtid first_pos=${1}_first_pos
+  local -n load=${1}_load wall=${1}_wall user=${1}_user sys=${1}_sys rss=${1}_rss own=${1}_own same=${1}_same
+  local -n mcpu=${1}_mcpu ccpu=${1}_ccpu
+  echo "$2 (load $load after it)"
+  echo "    $changes row changes ($ins inserts, $upd updates, $del deletes) in $txn transactions, $(calc "$bytes / 1e6" | cut -d. -f1) MB of binlog"
+  printf '    the source alone sends it (mariadb-binlog --read-from-remote-server --raw) in %.2f s; it starts at byte %s of\n' "$src" "$p0"
+  printf '    %s: first event after %.2f s asked by GTID, %.2f s by file:position (as chsync asks here)\n' "$f0" "$first_gtid" "$first_pos"
+  line "chsync -> ClickHouse 18.16" "$changes" "$bytes" "$wall" "$user" "$sys" "$rss" "$own" "$same" "$mcpu" "$ccpu"
+}
+report m "(1) mixed backlog: sysbench oltp_write_only, $tables tables x $table_size rows, $threads threads x ${seconds_run} s"
 line "chsync -> embedded chDB" "$m_changes" "$m_bytes" "$e_wall" "$e_user" "$e_sys" "$e_rss" "$e_own" "$e_same" "$e_mcpu" "$e_ccpu"
-echo "(2) insert backlog: sysbench oltp_insert, $tables tables, $threads threads x ${seconds_run} s (load $load_insert after it)"
-echo "    $i_changes row changes ($i_ins inserts, $i_upd updates, $i_del deletes) in $i_txn transactions, $(calc "$i_bytes / 1e6" | cut -d. -f1) MB of binlog"
-printf '    the source alone sends it (mariadb-binlog --read-from-remote-server --raw) in %.2f s; it starts at byte %s of\n' "$i_source" "$ip0"
-printf '    %s: first event after %.2f s asked by GTID, %.2f s by file:position (as chsync asks here)\n' "$if0" "$i_first_gtid" "$i_first_pos"
-line "chsync -> ClickHouse 18.16" "$i_changes" "$i_bytes" "$i_wall" "$i_user" "$i_sys" "$i_rss" "$i_own" "$i_same" "$i_mcpu" "$i_ccpu"
+report i "(2) insert backlog: sysbench oltp_insert, $tables tables, $threads threads x ${seconds_run} s"
 echo "(3) the sink's limit: one INSERT of as many rows as row changes, from a file made before timing, into a copy"
 echo "    of chsync's table (ReplacingMergeTree, the columns chsync sends), best of $limit_runs (the copy held $limit_rows rows"
 echo "    after the last mixed insert)"

@@ -37,6 +37,10 @@
 # and _chsync_synced_at its default). Every run waits until ClickHouse has no merge running first.
 # CPU: user+system seconds of chsync (/usr/bin/time), of mariadbd and of clickhouse-server
 # (/proc/PID/stat before and after) over each run; with chsync's peak RSS.
+# Ceiling: the copy cannot be shorter than the CPU of the processes working in it spread over every
+# core, so with MariaDB and ClickHouse as busy as in chsync's best run, a pipe using no CPU of its
+# own would take (their CPU-s) / cores plus the time outside the copy; printed with the speed-up
+# over mysql() that would be, and the CPU that 1.5x leaves for the pipe itself.
 # MB/s: MB are the uncompressed bytes of the source's columns in ClickHouse (system.columns of the
 # peer's copy, the same for both sides), divided by the run's wall time.
 #
@@ -298,7 +302,8 @@ load_after=$(uptime)
 
 # ---------------------------------------------------------------------------------------------
 echo
-echo "=== chsync snapshot benchmark ($(date -u +%F), $(nproc) cores) ==="
+cores=$(nproc)
+echo "=== chsync snapshot benchmark ($(date -u +%F), $cores cores) ==="
 echo "ClickHouse $(ch 'SELECT version()'), MariaDB $(sql -N -e 'SELECT VERSION()'), chsync $("$chsync" --version 2>/dev/null | head -1)"
 echo "load before: $load_before"
 echo "load after:  $load_after"
@@ -329,12 +334,24 @@ for t in $tables; do
     printf '  %-34s   before the copy %.2f s, after it %.2f s; in the copy: reading chunks %s s, reader waiting for a writer %s s, inserts %s s (%s MB RowBinary)\n' \
       "" "$before" "$after" "$reads" "$waits" "$inserts" "$rb"
     if [[ $label == default ]]; then
-      if [[ -z $best_chsync ]] || awk "BEGIN { exit !($wall < $best_chsync) }"; then best_chsync=$wall; fi
+      if [[ -z $best_chsync ]] || awk "BEGIN { exit !($wall < $best_chsync) }"; then
+        best_chsync=$wall
+        # The servers' CPU in this run and the time outside the copy, for the ceiling below.
+        best_servers=$(calc "$mcpu + $hcpu")
+        best_fixed=$(calc "$before + $after")
+        best_ccpu=$ccpu
+      fi
       if [[ -z $best_copy ]] || awk "BEGIN { exit !($copy < $best_copy) }"; then best_copy=$copy; fi
     fi
   done < <(grep "^$t|" "$results")
   printf '  speed-up chsync (default) / mysql(): %.2f× on wall time (best %.2f s vs %.2f s), %.2f× on the copy alone (goal ≥ 1.5×)\n' \
     "$(calc "$best_peer / $best_chsync")" "$best_chsync" "$best_peer" "$(calc "$best_peer / $best_copy")"
+  # The ceiling (see the header); for 1.5x the pipe's own CPU must fit into what the servers leave
+  # of the cores in 1/1.5 of the peer's time.
+  printf '  ceiling on %s cores: a pipe using no CPU itself, with the servers as busy as in that run (%.2f CPU-s), would take %.2f s: %.2f× mysql(); 1.5× leaves the pipe %.2f CPU-s (chsync used %.2f)\n' \
+    "$cores" "$best_servers" "$(calc "$best_servers / $cores + $best_fixed")" \
+    "$(calc "$best_peer / ($best_servers / $cores + $best_fixed)")" \
+    "$(calc "($best_peer / 1.5 - $best_fixed) * $cores - $best_servers")" "$best_ccpu"
   while IFS=$'\t' read -r _ kind what verdict; do
     case $kind in
       content) echo "  content $what vs mysql(): $verdict" ;;

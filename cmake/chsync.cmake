@@ -35,6 +35,8 @@ function(chsync_test name)
     CHSYNC_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     CHSYNC_BINARY_DIR="${PROJECT_BINARY_DIR}")
   target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  # The source root, for the headers tests share (common/test_util.h) when no library brings it.
+  target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src)
   set(serial FALSE)
   if(ARG_SERIAL)
     set(serial TRUE)

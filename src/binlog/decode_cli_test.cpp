@@ -1,40 +1,25 @@
 // Runs the built `chsync decode` on fixture files (registered by src/cli/decode.cmake).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "common/test_util.h"
+
 namespace {
 
 const std::string kFixtures = CHSYNC_SOURCE_DIR "/../shared/fixtures/binlog/";
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
+struct CliRun : chsync::test::CommandRun {
   std::vector<std::string> lines;
 };
 
 CliRun Decode(const std::string& args) {
-  std::string err_path = testing::TempDir() + "chsync_decode_stderr.txt";
-  std::string cmd = std::string(CHSYNC_BINARY) + " decode " + args + " 2>" + err_path;
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_path);
-  std::stringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
+  CliRun r{chsync::test::RunCommand(std::string(CHSYNC_BINARY) + " decode " + args,
+                                    testing::TempDir() + "chsync_decode_stderr.txt")};
   std::istringstream lines(r.out);
   std::string line;
   while (std::getline(lines, line)) r.lines.push_back(line);

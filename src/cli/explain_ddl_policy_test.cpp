@@ -1,46 +1,26 @@
 // Runs the built `chsync explain-ddl --clickhouse-version` (registered by src/cli/explain_ddl.cmake)
 // and checks what it says the pipe would do in ClickHouse.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
+
+#include "common/test_util.h"
 
 namespace {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using chsync::test::CommandRun;
+using chsync::test::Has;
 
-CliRun ExplainDdl(const std::string& args, const std::string& sql) {
+CommandRun ExplainDdl(const std::string& args, const std::string& sql) {
   // Per process: ctest runs this file's tests in parallel.
   std::string tag = std::to_string(getpid());
   std::string sql_path = testing::TempDir() + "chsync_explain_ddl_policy_" + tag + ".sql";
   std::string err_path = testing::TempDir() + "chsync_explain_ddl_policy_stderr_" + tag + ".txt";
   std::ofstream(sql_path) << sql;
-  std::string cmd = std::string(CHSYNC_BINARY) + " explain-ddl " + args + " " + sql_path + " 2>" + err_path;
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_path);
-  std::stringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
-  return r;
-}
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+  return chsync::test::RunCommand(std::string(CHSYNC_BINARY) + " explain-ddl " + args + " " + sql_path,
+                                  err_path);
 }
 
 const char* const kScript =
@@ -54,7 +34,7 @@ const char* const kScript =
     "ALTER TABLE shop.other ADD COLUMN x INT;\n";
 
 TEST(ExplainDdlPolicyTest, PrintsStatementsLogLinesAndStops) {
-  CliRun r = ExplainDdl("--clickhouse-version 26.7", kScript);
+  CommandRun r = ExplainDdl("--clickhouse-version 26.7", kScript);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(Has(r.out, "clickhouse: CREATE DATABASE IF NOT EXISTS `shop`\n")) << r.out;
   EXPECT_TRUE(Has(r.out, "clickhouse: CREATE TABLE IF NOT EXISTS `shop`.`t`")) << r.out;
@@ -78,7 +58,7 @@ TEST(ExplainDdlPolicyTest, PrintsStatementsLogLinesAndStops) {
 }
 
 TEST(ExplainDdlPolicyTest, OldServerAndOrdinalMode) {
-  CliRun r = ExplainDdl("--clickhouse-version 18.16 --metadata minimal", kScript);
+  CommandRun r = ExplainDdl("--clickhouse-version 18.16 --metadata minimal", kScript);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // 18.16: no ADD COLUMN IF NOT EXISTS.
   EXPECT_TRUE(
@@ -92,7 +72,7 @@ TEST(ExplainDdlPolicyTest, OldServerAndOrdinalMode) {
 }
 
 TEST(ExplainDdlPolicyTest, WithoutTheVersionTheOutputIsUnchanged) {
-  CliRun r = ExplainDdl("", kScript);
+  CommandRun r = ExplainDdl("", kScript);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(Has(r.out, "clickhouse: ")) << r.out;
   EXPECT_FALSE(Has(r.out, "log: ")) << r.out;
@@ -101,7 +81,7 @@ TEST(ExplainDdlPolicyTest, WithoutTheVersionTheOutputIsUnchanged) {
 }
 
 TEST(ExplainDdlPolicyTest, RejectsAVersionThatDoesNotParse) {
-  CliRun r = ExplainDdl("--clickhouse-version latest", kScript);
+  CommandRun r = ExplainDdl("--clickhouse-version latest", kScript);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Has(r.err, "--clickhouse-version latest")) << r.err;
 }
@@ -112,10 +92,10 @@ TEST(ExplainDdlPolicyTest, ConfigShowsTheEffectiveMappingAndShapesThePlans) {
   std::ofstream(config) << "schema_changes:\n  drop_column: fail\n"
                            "table_options:\n  shop.t:\n    exclude_columns: [email]\n"
                            "    rename_columns: {n: amount}\n    order_by: \"(id)\"\n";
-  CliRun r = ExplainDdl("--clickhouse-version 26.7 --config " + config,
-                        "CREATE TABLE shop.t (id INT PRIMARY KEY, n INT NOT NULL, email VARCHAR(40));\n"
-                        "ALTER TABLE shop.t MODIFY email TEXT;\n"
-                        "ALTER TABLE shop.t DROP COLUMN n;\n");
+  CommandRun r = ExplainDdl("--clickhouse-version 26.7 --config " + config,
+                            "CREATE TABLE shop.t (id INT PRIMARY KEY, n INT NOT NULL, email VARCHAR(40));\n"
+                            "ALTER TABLE shop.t MODIFY email TEXT;\n"
+                            "ALTER TABLE shop.t DROP COLUMN n;\n");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(Has(r.out, "mapping: shop.t → shop.t; excluded: email; renamed: n→amount")) << r.out;
   EXPECT_TRUE(Has(r.out, "from table_options: shop.t")) << r.out;

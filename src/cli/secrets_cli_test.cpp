@@ -16,50 +16,18 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/test_util.h"
 #include "pipe/state_dir.h"
 
 namespace {
 
 constexpr const char* kMarker = "Zq7";
 
-/// A fresh directory, removed with what is in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/chsync-secrets-cli-test.XXXXXX";
-    const char* dir = mkdtemp(pattern);
-    EXPECT_NE(dir, nullptr);
-    path_ = dir != nullptr ? dir : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void WriteFile(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-}
+using chsync::test::TempDir;
 
 /// A loopback TCP port that refuses connections: bound once, then closed.
 int ClosedPort() {
@@ -138,8 +106,8 @@ Outcome Chsync(const std::vector<std::string>& args, const std::string& scratch,
     }
   }
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = ReadFile(out_path);
-  r.err = ReadFile(err_path);
+  r.out = chsync::test::ReadText(out_path);
+  r.err = chsync::test::ReadText(err_path);
   return r;
 }
 
@@ -163,7 +131,7 @@ void ExpectNoMarkerInFiles(const std::string& dir, const std::vector<std::string
   std::error_code ec;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
     if (!entry.is_regular_file()) continue;
-    ExpectNoMarker(ReadFile(entry.path()), entry.path().string(), args);
+    ExpectNoMarker(chsync::test::ReadText(entry.path()), entry.path().string(), args);
   }
 }
 
@@ -265,7 +233,8 @@ TEST_F(SecretsCli, RunAndResyncWithEveryUrlShapeInTextAndJsonLogs) {
   // Few retries with short waits: a pipe that cannot reach its servers gives up (or is stopped)
   // quickly, after logging its attempts.
   const std::string config = scratch_.path() + "/retry.yaml";
-  WriteFile(config, "retry:\n  attempts: 2\n  max_backoff_ms: 100\nfailover:\n  after_ms: 200\n");
+  chsync::test::WriteText(config,
+                          "retry:\n  attempts: 2\n  max_backoff_ms: 100\nfailover:\n  after_ms: 200\n");
   int n = 0;
   for (const Password& pw : Passwords()) {
     SCOPED_TRACE(pw.name);
@@ -293,16 +262,17 @@ TEST_F(SecretsCli, RunAndResyncWithEveryUrlShapeInTextAndJsonLogs) {
 TEST_F(SecretsCli, PasswordsFromFilesAndTheEnvironment) {
   const std::string pw_file = scratch_.path() + "/source.pw";
   const std::string dest_pw_file = scratch_.path() + "/dest.pw";
-  WriteFile(pw_file, "Zq7file'pw Zq7\n");
-  WriteFile(dest_pw_file, "Zq7dest@Zq7pw\n");
+  chsync::test::WriteText(pw_file, "Zq7file'pw Zq7\n");
+  chsync::test::WriteText(dest_pw_file, "Zq7dest@Zq7pw\n");
   const std::string state = scratch_.path() + "/state";
   const std::string port = std::to_string(port_a_);
   const std::string config = scratch_.path() + "/pipe.yaml";
-  WriteFile(config, "source:\n  - mysql://chsync@127.0.0.1:" + port +
-                        "\n  - mysql://chsync:Zq7list,Zq7pw@127.0.0.1:" + std::to_string(port_b_) +
-                        "\ndest: http://default@127.0.0.1:" + port +
-                        "\nsource_password_file: source.pw\ndest_password_file: dest.pw\nstate: " + state +
-                        "\nretry:\n  attempts: 2\n  max_backoff_ms: 100\n");
+  chsync::test::WriteText(
+      config, "source:\n  - mysql://chsync@127.0.0.1:" + port +
+                  "\n  - mysql://chsync:Zq7list,Zq7pw@127.0.0.1:" + std::to_string(port_b_) +
+                  "\ndest: http://default@127.0.0.1:" + port +
+                  "\nsource_password_file: source.pw\ndest_password_file: dest.pw\nstate: " + state +
+                  "\nretry:\n  attempts: 2\n  max_backoff_ms: 100\n");
   for (const char* command : {"run", "resync", "check", "verify"}) {
     Check({command, "--config", config}, state, {}, 8000);
   }
@@ -321,11 +291,12 @@ TEST_F(SecretsCli, PasswordsFromFilesAndTheEnvironment) {
         scratch_.path() + "/env-state", env, 8000);
   // A malformed configuration file that holds a password.
   const std::string bad = scratch_.path() + "/bad.yaml";
-  WriteFile(bad,
-            "source: mysql://chsync:Zq7yaml@127.0.0.1:" + port + "\ndest: [http://default:Zq7yaml@h, [x]]\n");
+  chsync::test::WriteText(
+      bad, "source: mysql://chsync:Zq7yaml@127.0.0.1:" + port + "\ndest: [http://default:Zq7yaml@h, [x]]\n");
   Check({"run", "--config", bad});
   Check({"check", "--config", bad});
-  WriteFile(bad, "source: mysql://chsync:Zq7yaml@127.0.0.1:" + port + "\nbogus_key: mysql://u:Zq7yaml@h\n");
+  chsync::test::WriteText(
+      bad, "source: mysql://chsync:Zq7yaml@127.0.0.1:" + port + "\nbogus_key: mysql://u:Zq7yaml@h\n");
   Check({"run", "--config", bad});
 }
 
@@ -370,12 +341,13 @@ TEST_F(SecretsCli, StatusOfAStateDirectoryThatHoldsAPassword) {
   // A status.json written by an older chsync, whose messages were not redacted.
   const std::string state = scratch_.path() + "/old";
   std::filesystem::create_directories(state);
-  WriteFile(state + "/status.json",
-            R"({"phase":"streaming","pid":1,"updated_at_ms":1,"position":"binlog.000001:4",)"
-            R"("last_event_time":0,"rows_applied":0,"transactions":0,)"
-            R"("last_error":"Unknown database '/chsync:Zq7old@127.0.0.1:3307' at mysql://u:Zq7old@h",)"
-            R"("source":"mysql://u:Zq7old@h:3306","destination":"http://default:Zq7old@ch:8123",)"
-            R"("schema_changes":[]})");
+  chsync::test::WriteText(
+      state + "/status.json",
+      R"({"phase":"streaming","pid":1,"updated_at_ms":1,"position":"binlog.000001:4",)"
+      R"("last_event_time":0,"rows_applied":0,"transactions":0,)"
+      R"("last_error":"Unknown database '/chsync:Zq7old@127.0.0.1:3307' at mysql://u:Zq7old@h",)"
+      R"("source":"mysql://u:Zq7old@h:3306","destination":"http://default:Zq7old@ch:8123",)"
+      R"("schema_changes":[]})");
   Check({"status", "--state", state});
 }
 

@@ -3,21 +3,18 @@
 // directory's lock with StateDir::Open and answering requests from a thread, as the pipe does.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <mutex>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "common/test_util.h"
 #include "pipe/control.h"
 #include "pipe/state_dir.h"
 
@@ -26,26 +23,9 @@ namespace {
 
 using std::chrono::milliseconds;
 
-/// A fresh directory, removed with what is in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/chsync-table-control-cli-test.XXXXXX";
-    const char* dir = mkdtemp(pattern);
-    EXPECT_NE(dir, nullptr);
-    path_ = dir != nullptr ? dir : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  operator const std::string&() const { return path_; }  // NOLINT(google-explicit-constructor)
-
- private:
-  std::string path_;
-};
+using test::CommandRun;
+using test::Has;
+using test::TempDir;
 
 /// A state directory with a saved checkpoint, as a pipe leaves it.
 void SaveCheckpoint(const std::string& dir) {
@@ -56,32 +36,8 @@ void SaveCheckpoint(const std::string& dir) {
   ASSERT_TRUE((*state)->Save(c).ok());
 }
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-CliRun Chsync(const std::string& args, const std::string& scratch) {
-  std::string err_path = scratch + "/stderr.txt";
-  std::string cmd = std::string(CHSYNC_BINARY) + " " + args + " 2>" + err_path;
-  CliRun r;
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[65536];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_path);
-  std::stringstream s;
-  s << in.rdbuf();
-  r.err = s.str();
-  return r;
-}
-
-bool Has(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
+CommandRun Chsync(const std::string& args, const std::string& scratch) {
+  return test::RunCommand(std::string(CHSYNC_BINARY) + " " + args, scratch + "/stderr.txt");
 }
 
 /// Holds the state directory's lock as `chsync run` does and, when `outcome` is not empty, answers
@@ -137,7 +93,7 @@ TEST(TableControlCli, WithoutARunningPipeTheRequestIsQueued) {
   TempDir scratch;
   std::string state = std::string(scratch) + "/state";
   SaveCheckpoint(state);
-  CliRun r = Chsync("pause --state " + state + " --table shop.orders", scratch);
+  CommandRun r = Chsync("pause --state " + state + " --table shop.orders", scratch);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(Has(r.out, "no chsync run holds " + state + ": the request waits in " + state +
                              "/requests and the next `chsync run` on it carries it out"))
@@ -154,7 +110,7 @@ TEST(TableControlCli, ATableThatIsNotDbDotTableIsBadUsage) {
   TempDir scratch;
   std::string state = std::string(scratch) + "/state";
   SaveCheckpoint(state);
-  CliRun r = Chsync("resume --state " + state + " --table orders", scratch);
+  CommandRun r = Chsync("resume --state " + state + " --table orders", scratch);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(Has(r.err, "--table must be DB.TABLE, not 'orders'")) << r.err;
   EXPECT_FALSE(std::filesystem::exists(state + "/requests"));
@@ -162,18 +118,18 @@ TEST(TableControlCli, ATableThatIsNotDbDotTableIsBadUsage) {
 
 TEST(TableControlCli, AStateDirectoryThatIsNotAPipesIsBadUsage) {
   TempDir scratch;
-  CliRun missing = Chsync("pause --state " + std::string(scratch) + "/nowhere --table shop.t", scratch);
+  CommandRun missing = Chsync("pause --state " + std::string(scratch) + "/nowhere --table shop.t", scratch);
   EXPECT_EQ(missing.exit_code, 2) << missing.out << missing.err;
   EXPECT_TRUE(Has(missing.err, "does not exist")) << missing.err;
 
   std::string empty = std::string(scratch) + "/empty";
   std::filesystem::create_directory(empty);
-  CliRun no_checkpoint = Chsync("pause --state " + empty + " --table shop.t", scratch);
+  CommandRun no_checkpoint = Chsync("pause --state " + empty + " --table shop.t", scratch);
   EXPECT_EQ(no_checkpoint.exit_code, 2) << no_checkpoint.out << no_checkpoint.err;
   EXPECT_TRUE(Has(no_checkpoint.err, "holds no checkpoint.json")) << no_checkpoint.err;
   EXPECT_FALSE(std::filesystem::exists(empty + "/requests"));
 
-  CliRun no_state = Chsync("pause --table shop.t", scratch);
+  CommandRun no_state = Chsync("pause --table shop.t", scratch);
   EXPECT_EQ(no_state.exit_code, 2) << no_state.out << no_state.err;
 }
 
@@ -182,7 +138,7 @@ TEST(TableControlCli, ARunningPipeAnswersDone) {
   std::string state = std::string(scratch) + "/state";
   SaveCheckpoint(state);
   FakePipe pipe(state, "done: shop.orders paused at binlog.000001:4");
-  CliRun r = Chsync("pause --state " + state + " --table shop.orders --wait-s 30", scratch);
+  CommandRun r = Chsync("pause --state " + state + " --table shop.orders --wait-s 30", scratch);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "done: shop.orders paused at binlog.000001:4\n");
   std::vector<ControlRequest> seen = pipe.seen();
@@ -198,7 +154,7 @@ TEST(TableControlCli, ARunningPipeRefuses) {
   std::string state = std::string(scratch) + "/state";
   SaveCheckpoint(state);
   FakePipe pipe(state, "refused: shop.orders is not paused or parked");
-  CliRun r = Chsync("resume --state " + state + " --table shop.orders --wait-s 30", scratch);
+  CommandRun r = Chsync("resume --state " + state + " --table shop.orders --wait-s 30", scratch);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_EQ(r.out, "refused: shop.orders is not paused or parked\n");
 }
@@ -209,7 +165,7 @@ TEST(TableControlCli, ResyncOfOneTableGoesToTheRunningPipe) {
   SaveCheckpoint(state);
   FakePipe pipe(state, "done: shop.orders copied again online (12 rows)");
   // No --source or --dest: the running pipe has them.
-  CliRun r = Chsync("resync --state " + state + " --table shop.orders --wait-s 30", scratch);
+  CommandRun r = Chsync("resync --state " + state + " --table shop.orders --wait-s 30", scratch);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "done: shop.orders copied again online (12 rows)\n");
   std::vector<ControlRequest> seen = pipe.seen();
@@ -223,7 +179,7 @@ TEST(TableControlCli, ResyncOfEveryTableWhileAPipeRunsIsRefused) {
   std::string state = std::string(scratch) + "/state";
   SaveCheckpoint(state);
   FakePipe pipe(state, "");
-  CliRun r = Chsync("resync --state " + state, scratch);
+  CommandRun r = Chsync("resync --state " + state, scratch);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_TRUE(Has(r.err, "stop it first")) << r.err;
   EXPECT_FALSE(std::filesystem::exists(state + "/requests"));
@@ -234,7 +190,7 @@ TEST(TableControlCli, NoAnswerInTimeLeavesTheRequestQueued) {
   std::string state = std::string(scratch) + "/state";
   SaveCheckpoint(state);
   FakePipe pipe(state, "");  // holds the lock, never answers
-  CliRun r = Chsync("pause --state " + state + " --table shop.orders --wait-s 1", scratch);
+  CommandRun r = Chsync("pause --state " + state + " --table shop.orders --wait-s 1", scratch);
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
   EXPECT_TRUE(Has(r.err, "no answer within 1 s")) << r.err;
   EXPECT_TRUE(

@@ -38,6 +38,11 @@ class TableWriter {
 
   size_t rows() const;
   size_t bytes() const;
+  /// Makes room for `bytes` of encoded rows (unrouted writers), so that filling a large batch does
+  /// not regrow and copy its buffer on the way; the room stays across Flush.
+  void Reserve(size_t bytes) {
+    if (encoders_.size() == 1) encoders_[0].Reserve(bytes);
+  }
   /// The rows of the largest INSERT the collected rows make: rows(), or when routed the most that
   /// one shard has (what batch limits measure: the size of a part on the server).
   size_t batch_rows() const;

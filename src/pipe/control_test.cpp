@@ -6,13 +6,11 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <string>
 #include <thread>
 
+#include "common/test_util.h"
 #include "pipe/state_dir.h"
 
 namespace chsync::pipe {
@@ -20,43 +18,14 @@ namespace {
 
 using std::chrono::milliseconds;
 
-/// A fresh directory, removed with what is in it at the end of the test.
-class TempDir {
+using test::Exists;
+
+/// A fresh directory for one test, and the folder of its control requests.
+class TempDir : public test::TempDir {
  public:
-  TempDir() {
-    char pattern[] = "/tmp/chsync-control-test.XXXXXX";
-    const char* dir = mkdtemp(pattern);
-    EXPECT_NE(dir, nullptr);
-    path_ = dir != nullptr ? dir : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  operator const std::string&() const { return path_; }  // NOLINT(google-explicit-constructor)
-  std::string requests() const { return path_ + "/requests"; }
-
- private:
-  std::string path_;
+  TempDir() : test::TempDir("chsync-control-test") {}
+  std::string requests() const { return path() + "/requests"; }
 };
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void Write(const std::string& path, const std::string& content) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0;
-}
 
 std::string RequestJson(const std::string& id, const std::string& op, const std::string& table,
                         uint64_t at_ms) {
@@ -85,7 +54,7 @@ TEST(ControlRequest, SubmitWritesOneJsonFileNamedByItsId) {
   std::string path = dir.requests() + "/" + r->id + ".req";
   ASSERT_TRUE(Exists(path));
   EXPECT_FALSE(Exists(path + ".tmp"));
-  auto j = nlohmann::json::parse(Read(path));
+  auto j = nlohmann::json::parse(test::ReadText(path));
   EXPECT_EQ(j.at("id"), r->id);
   EXPECT_EQ(j.at("op"), "pause");
   EXPECT_EQ(j.at("table"), "shop.orders");
@@ -172,7 +141,7 @@ TEST(ControlRequest, PendingIsOldestFirstWithCountersComparedAsNumbers) {
                                                      {"1764680000100-7-10", 1764680000100},
                                                      {"1764680000100-7-9", 1764680000100},
                                                      {"1764680000050-99-1", 1764680000050}}) {
-    Write(dir.requests() + "/" + id + ".req", RequestJson(id, "pause", "shop.t", at));
+    test::WriteText(dir.requests() + "/" + id + ".req", RequestJson(id, "pause", "shop.t", at));
   }
   auto pending = PendingRequests(dir);
   ASSERT_TRUE(pending.ok());
@@ -185,15 +154,15 @@ TEST(ControlRequest, AFileThatDoesNotParseIsSetAsideAndLoggedOnce) {
   auto good = SubmitRequest(dir, "resync", "shop.t");
   ASSERT_TRUE(good.ok());
   const std::string r = dir.requests() + "/";
-  Write(r + "1-1-1.req", "{not json");
-  Write(r + "1-1-2.req", RequestJson("1-1-99", "pause", "shop.t", 1));  // id is not the file's name
-  Write(r + "1-1-3.req", RequestJson("1-1-3", "drop", "shop.t", 1));
-  Write(r + "1-1-4.req", RequestJson("1-1-4", "pause", "shop", 1));
-  Write(r + "1-1-5.req", R"({"id":"1-1-5","op":"pause","table":"shop.t"})");  // no at_ms
-  Write(r + "1-1-6.req", "[1,2]");
-  Write(r + "x.y.req", RequestJson("x.y", "pause", "shop.t", 1));          // not an id
-  Write(r + "1-1-7.req.tmp", RequestJson("1-1-7", "pause", "shop.t", 1));  // a submit cut short
-  Write(r + "notes.txt", "hello");
+  test::WriteText(r + "1-1-1.req", "{not json");
+  test::WriteText(r + "1-1-2.req", RequestJson("1-1-99", "pause", "shop.t", 1));  // id is not the file's name
+  test::WriteText(r + "1-1-3.req", RequestJson("1-1-3", "drop", "shop.t", 1));
+  test::WriteText(r + "1-1-4.req", RequestJson("1-1-4", "pause", "shop", 1));
+  test::WriteText(r + "1-1-5.req", R"({"id":"1-1-5","op":"pause","table":"shop.t"})");  // no at_ms
+  test::WriteText(r + "1-1-6.req", "[1,2]");
+  test::WriteText(r + "x.y.req", RequestJson("x.y", "pause", "shop.t", 1));          // not an id
+  test::WriteText(r + "1-1-7.req.tmp", RequestJson("1-1-7", "pause", "shop.t", 1));  // a submit cut short
+  test::WriteText(r + "notes.txt", "hello");
 
   testing::internal::CaptureStderr();
   auto first = PendingRequests(dir);
@@ -229,7 +198,7 @@ TEST(ControlRequest, CompleteWritesTheOutcomeThenRemovesTheRequest) {
   std::string done = dir.requests() + "/" + r->id + ".done";
   ASSERT_TRUE(CompleteRequest(dir, r->id, "done: shop.t paused at binlog.000003:1234").ok());
   EXPECT_FALSE(Exists(req));
-  EXPECT_EQ(Read(done), "done: shop.t paused at binlog.000003:1234\n");
+  EXPECT_EQ(test::ReadText(done), "done: shop.t paused at binlog.000003:1234\n");
   auto pending = PendingRequests(dir);
   ASSERT_TRUE(pending.ok());
   EXPECT_TRUE(pending->empty());
@@ -242,7 +211,7 @@ TEST(ControlRequest, CompleteTwiceKeepsTheFirstOutcome) {
   std::string done = dir.requests() + "/" + r->id + ".done";
   ASSERT_TRUE(CompleteRequest(dir, r->id, "done: paused").ok());
   ASSERT_TRUE(CompleteRequest(dir, r->id, "done: paused (again)").ok());
-  EXPECT_EQ(Read(done), "done: paused\n");
+  EXPECT_EQ(test::ReadText(done), "done: paused\n");
 
   // Collected by the submitter; a third call writes nothing that no one would ever collect.
   auto outcome = WaitForOutcome(dir, r->id, milliseconds(0));
@@ -262,13 +231,13 @@ TEST(ControlRequest, CompleteAfterACrashBetweenOutcomeAndRemoval) {
   ASSERT_TRUE(r.ok());
   std::string req = dir.requests() + "/" + r->id + ".req";
   std::string done = dir.requests() + "/" + r->id + ".done";
-  Write(done, "done: shop.t copied again (120 rows)\n");
+  test::WriteText(done, "done: shop.t copied again (120 rows)\n");
   auto pending = PendingRequests(dir);
   ASSERT_TRUE(pending.ok());
   ASSERT_EQ(Ids(*pending), std::vector<std::string>{r->id});
   ASSERT_TRUE(CompleteRequest(dir, r->id, "done: carried out before a restart").ok());
   EXPECT_FALSE(Exists(req));
-  EXPECT_EQ(Read(done), "done: shop.t copied again (120 rows)\n");
+  EXPECT_EQ(test::ReadText(done), "done: shop.t copied again (120 rows)\n");
 }
 
 TEST(ControlRequest, CompleteAfterACrashBeforeTheOutcome) {
@@ -278,7 +247,8 @@ TEST(ControlRequest, CompleteAfterACrashBeforeTheOutcome) {
   ASSERT_TRUE(r.ok());
   ASSERT_TRUE(CompleteRequest(dir, r->id, "done: shop.t was paused before a restart").ok());
   EXPECT_FALSE(Exists(dir.requests() + "/" + r->id + ".req"));
-  EXPECT_EQ(Read(dir.requests() + "/" + r->id + ".done"), "done: shop.t was paused before a restart\n");
+  EXPECT_EQ(test::ReadText(dir.requests() + "/" + r->id + ".done"),
+            "done: shop.t was paused before a restart\n");
 }
 
 TEST(ControlRequest, CompleteRefusesAnIdThatIsNotAFileName) {
@@ -345,9 +315,9 @@ TEST(ControlRequest, AnUncollectedOutcomeIsRemovedAfterAWeek) {
   std::string old_done = dir.requests() + "/1-1-1.done";
   std::string old_tmp = dir.requests() + "/1-1-2.req.tmp";
   std::string fresh_done = dir.requests() + "/1-1-3.done";
-  Write(old_done, "done: x\n");
-  Write(old_tmp, "{");
-  Write(fresh_done, "done: y\n");
+  test::WriteText(old_done, "done: x\n");
+  test::WriteText(old_tmp, "{");
+  test::WriteText(fresh_done, "done: y\n");
   auto eight_days_ago = std::chrono::system_clock::now() - std::chrono::hours(24 * 8);
   timespec times[2];
   times[0].tv_sec = times[1].tv_sec = std::chrono::system_clock::to_time_t(eight_days_ago);

@@ -2,56 +2,18 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "binlog/compression.h"
+#include "common/test_util.h"
 
 namespace chsync::pipe {
 namespace {
 
-/// A fresh directory, removed with what is in it at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/chsync-ddl-journal-test.XXXXXX";
-    const char* dir = mkdtemp(pattern);
-    EXPECT_NE(dir, nullptr);
-    path_ = dir != nullptr ? dir : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  operator const std::string&() const { return path_; }  // NOLINT(google-explicit-constructor)
-
- private:
-  std::string path_;
-};
-
-std::string Read(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void Write(const std::string& path, const std::string& content) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << content;
-}
-
-bool Exists(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0;
-}
+using test::Exists;
 
 const DdlStep kRoom0{"binlog.000003", 516086236, "0/room"};
 const DdlStep kRename0{"binlog.000003", 516086236, "0/rename"};
@@ -63,7 +25,7 @@ TEST(DdlJournal, KeyNamesTheStatementAndTheStep) {
 }
 
 TEST(DdlJournal, NoFileIsAnEmptyJournal) {
-  TempDir dir;
+  test::TempDir dir("chsync-ddl-journal-test");
   auto journal = DdlJournal::Open(dir);
   ASSERT_TRUE(journal.ok()) << journal.error().message();
   EXPECT_TRUE(journal->steps().empty());
@@ -72,7 +34,7 @@ TEST(DdlJournal, NoFileIsAnEmptyJournal) {
 }
 
 TEST(DdlJournal, RecordedStepsAreDoneAfterReopening) {
-  TempDir dir;
+  test::TempDir dir("chsync-ddl-journal-test");
   {
     auto journal = DdlJournal::Open(dir);
     ASSERT_TRUE(journal.ok());
@@ -95,7 +57,7 @@ TEST(DdlJournal, RecordedStepsAreDoneAfterReopening) {
 }
 
 TEST(DdlJournal, StepsBeforeTheResumePositionAreForgotten) {
-  TempDir dir;
+  test::TempDir dir("chsync-ddl-journal-test");
   auto journal = DdlJournal::Open(dir);
   ASSERT_TRUE(journal.ok());
   ASSERT_TRUE(journal->Record(kRename0).ok());
@@ -118,7 +80,7 @@ TEST(DdlJournal, StepsBeforeTheResumePositionAreForgotten) {
 }
 
 TEST(DdlJournal, TornLastLineIsIgnoredAndCutOff) {
-  TempDir dir;
+  test::TempDir dir("chsync-ddl-journal-test");
   std::string path;
   std::string whole;
   {
@@ -127,7 +89,7 @@ TEST(DdlJournal, TornLastLineIsIgnoredAndCutOff) {
     ASSERT_TRUE(journal->Record(kRoom0).ok());
     ASSERT_TRUE(journal->Record(kRename0).ok());
     path = journal->path();
-    whole = Read(path);
+    whole = test::ReadText(path);
   }
   const size_t first_line = whole.find('\n') + 1;
   // Every cut inside the second line (and a second line of zeros, as a crash may leave) leaves
@@ -141,18 +103,18 @@ TEST(DdlJournal, TornLastLineIsIgnoredAndCutOff) {
   damaged.push_back(flipped);
   for (const std::string& content : damaged) {
     SCOPED_TRACE(testing::PrintToString(content));
-    Write(path, content);
+    test::WriteText(path, content);
     auto journal = DdlJournal::Open(dir);
     ASSERT_TRUE(journal.ok()) << journal.error().message();
     EXPECT_EQ(journal->steps(), (std::vector<DdlStep>{kRoom0}));
-    EXPECT_EQ(Read(path), whole.substr(0, first_line));  // cut off: the next record starts a line
+    EXPECT_EQ(test::ReadText(path), whole.substr(0, first_line));  // cut off: the next record starts a line
     ASSERT_TRUE(journal->Record(kRename1).ok());
     auto reopened = DdlJournal::Open(dir);
     ASSERT_TRUE(reopened.ok()) << reopened.error().message();
     EXPECT_EQ(reopened->steps(), (std::vector<DdlStep>{kRoom0, kRename1}));
   }
   // A torn only line: an empty journal, and no file.
-  Write(path, whole.substr(0, 5));
+  test::WriteText(path, whole.substr(0, 5));
   auto journal = DdlJournal::Open(dir);
   ASSERT_TRUE(journal.ok());
   EXPECT_TRUE(journal->steps().empty());
@@ -160,7 +122,7 @@ TEST(DdlJournal, TornLastLineIsIgnoredAndCutOff) {
 }
 
 TEST(DdlJournal, DamagedLineBeforeTheLastIsAnError) {
-  TempDir dir;
+  test::TempDir dir("chsync-ddl-journal-test");
   std::string path;
   std::string whole;
   {
@@ -169,23 +131,23 @@ TEST(DdlJournal, DamagedLineBeforeTheLastIsAnError) {
     ASSERT_TRUE(journal->Record(kRoom0).ok());
     ASSERT_TRUE(journal->Record(kRename0).ok());
     path = journal->path();
-    whole = Read(path);
+    whole = test::ReadText(path);
   }
   for (size_t i = 0; i + 1 < whole.find('\n'); ++i) {
     std::string flipped = whole;
     flipped[i] ^= 0x04;
-    Write(path, flipped);
+    test::WriteText(path, flipped);
     auto journal = DdlJournal::Open(dir);
     ASSERT_FALSE(journal.ok()) << "flip at " << i;
     EXPECT_EQ(journal.error().kind(), ErrorKind::kCorrupt);
     EXPECT_NE(journal.error().message().find(path), std::string::npos) << journal.error().message();
     EXPECT_NE(journal.error().message().find("line 1"), std::string::npos) << journal.error().message();
-    EXPECT_EQ(Read(path), flipped);  // left for the user to look at
+    EXPECT_EQ(test::ReadText(path), flipped);  // left for the user to look at
   }
 }
 
 TEST(DdlJournal, LinesThatDoNotParseAreDamaged) {
-  TempDir dir;
+  test::TempDir dir("chsync-ddl-journal-test");
   const std::string path = static_cast<const std::string&>(dir) + "/ddl-journal";
   for (const std::string& line :
        {std::string(""), std::string("0000000"), std::string("zzzzzzzz binlog.000001:4#0/room"),
@@ -193,7 +155,7 @@ TEST(DdlJournal, LinesThatDoNotParseAreDamaged) {
     SCOPED_TRACE(line);
     std::string twice = line;
     twice.append("\n").append(line).append("\n");
-    Write(path, twice);
+    test::WriteText(path, twice);
     auto journal = DdlJournal::Open(dir);
     ASSERT_FALSE(journal.ok());
     EXPECT_EQ(journal.error().kind(), ErrorKind::kCorrupt);
@@ -203,7 +165,7 @@ TEST(DdlJournal, LinesThatDoNotParseAreDamaged) {
                                 "binlog.000001:x4#0/room", "binlog.000001:#0/room"}) {
     SCOPED_TRACE(key);
     const std::string line = fmt::format("{:08x} {}\n", binlog::Crc32(key), key);
-    Write(path, line + line);
+    test::WriteText(path, line + line);
     auto journal = DdlJournal::Open(dir);
     ASSERT_FALSE(journal.ok());
     EXPECT_EQ(journal.error().kind(), ErrorKind::kCorrupt);
