@@ -233,8 +233,9 @@ TEST_F(SecretsCli, RunAndResyncWithEveryUrlShapeInTextAndJsonLogs) {
   // Few retries with short waits: a pipe that cannot reach its servers gives up (or is stopped)
   // quickly, after logging its attempts.
   const std::string config = scratch_.path() + "/retry.yaml";
-  chsync::test::WriteText(config,
-                          "retry:\n  attempts: 2\n  max_backoff_ms: 100\nfailover:\n  after_ms: 200\n");
+  chsync::test::WriteText(
+      config,
+      "retry:\n  attempts: 2\n  max_backoff_ms: 100\n  give_up_after_ms: 300\nfailover:\n  after_ms: 200\n");
   int n = 0;
   for (const Password& pw : Passwords()) {
     SCOPED_TRACE(pw.name);

@@ -201,13 +201,10 @@ class Planner {
       for (std::string& column : old_key.columns) column = before_.ClickHouseName(column);
       clickhouse::SortingKey new_key = clickhouse::ChooseSortingKey(*after_source_);
       for (std::string& column : new_key.columns) column = stored(column);
-      // A keyless table keeps the sorting key it was created with (its columns then): columns added
-      // later stay out of it, and the rows and tombstones written after them still match the old
-      // rows by the key columns, which all remain.
-      bool only_added = old_key.full_row && new_key.full_row &&
-                        std::all_of(old_key.columns.begin(), old_key.columns.end(),
-                                    [&](const std::string& c) { return Contains(new_key.columns, c); });
-      if (!SameKey(old_key, new_key) && !only_added) {
+      // A keyless table is sorted by every column: one added later must join the key too, or rows
+      // that differ only in it collapse into one (issue 33, case 6: 1 of 3 rows seen), and a DELETE
+      // of one removes them all. Only a new table can have a new sorting key: a rebuild.
+      if (!SameKey(old_key, new_key)) {
         std::string what = fmt::format(
             "changes the ClickHouse sorting key from {} to {}{}", KeyText(old_key), KeyText(new_key),
             old_key.full_row || new_key.full_row
@@ -766,6 +763,23 @@ Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& tabl
                                                   context.target, AppliedOptions(context)));
   statements.push_back(std::move(create));
   return statements;
+}
+
+std::vector<std::string> KeySourceColumns(const DestinationTable& dest, std::string_view sorting_key,
+                                          std::string_view partition_key) {
+  std::vector<std::string> referenced = ColumnReferences(sorting_key);
+  for (std::string& name : ColumnReferences(partition_key)) referenced.push_back(std::move(name));
+  const clickhouse::SortingKey key = clickhouse::ChooseSortingKey(dest.source);
+  std::vector<std::string> out;
+  for (const schema::Column& c : dest.source.columns) {
+    const std::string stored = dest.ClickHouseName(c.name);
+    const bool in_key = std::any_of(key.columns.begin(), key.columns.end(), [&](const std::string& k) {
+      return schema::EqualsIgnoreCase(k, c.name);
+    });
+    const bool named = std::find(referenced.begin(), referenced.end(), stored) != referenced.end();
+    if (in_key || named) out.push_back(c.name);
+  }
+  return out;
 }
 
 std::string DestinationTable::ClickHouseName(const std::string& name) const {

@@ -145,6 +145,15 @@ DestinationTable NewDestination(const schema::TableSchema& table, const clickhou
 schema::TableSchema WithoutColumns(const schema::TableSchema& table,
                                    const std::vector<std::string>& excluded);
 
+/// The source columns of `dest` whose change moves a row in its ClickHouse table: the columns that
+/// identify its rows (ChooseSortingKey) and every column the table's own `sorting_key` and
+/// `partition_key` (system.tables) name, by its ClickHouse name (a column renamed at the source
+/// keeps its ClickHouse name: DestinationTable::ClickHouseName). An UPDATE that changes one of them
+/// writes a tombstone for the old row (issue 33, case 3: the configuration's ORDER BY text is not
+/// what the table is sorted by once a column was renamed or table_options changed).
+std::vector<std::string> KeySourceColumns(const DestinationTable& dest, std::string_view sorting_key,
+                                          std::string_view partition_key);
+
 /// The destination layout TableWriter should use for `table`: the source columns (under their
 /// ClickHouse names) followed by the kept columns (as Nullable String placeholders: the writer only ever
 /// writes NULL into them).

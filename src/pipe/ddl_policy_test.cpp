@@ -644,13 +644,13 @@ TEST(DdlPolicyTest, SortingKeyChangesRebuildOrStop) {
   EXPECT_NE(message.find("(key_change=fail)"), std::string::npos) << message;
 }
 
-TEST(DdlPolicyTest, TablesSortedByEveryColumnTakeAddedColumnsButRebuildOnDrops) {
+TEST(DdlPolicyTest, TablesSortedByEveryColumnRebuildOnAddedAndDroppedColumns) {
   Source s(kNew);
   s.Ok("CREATE TABLE t (a INT, b INT)");
-  // The ClickHouse key stays (a, b): the added column stays out of it.
-  TablePlan added = s.Ok("ALTER TABLE t ADD COLUMN c INT");
-  ASSERT_EQ(added.statements.size(), 1u);
-  EXPECT_NE(added.statements[0].find("ADD COLUMN"), std::string::npos) << added.statements[0];
+  // Issue 33, case 6: an added column must join the key (a, b), or rows that differ only in it
+  // collapse. Before, it was added in place and stayed out of the key.
+  TablePlan added = s.Rebuilds("ALTER TABLE t ADD COLUMN c INT");
+  EXPECT_NE(added.rebuild_reason.find("sorted by every column"), std::string::npos) << added.rebuild_reason;
   TablePlan plan = s.Rebuilds("ALTER TABLE t DROP COLUMN a");
   EXPECT_NE(plan.rebuild_reason.find("sorted by every column"), std::string::npos) << plan.rebuild_reason;
 }
@@ -904,6 +904,31 @@ TEST(DdlPolicyTest, NewDestinationUnderAMapping) {
   EXPECT_EQ(d.ClickHouseName("cust"), "customer");
   EXPECT_TRUE(d.clickhouse_defaults.contains("customer"));
   EXPECT_FALSE(d.clickhouse_defaults.contains("cust"));
+}
+
+// Issue 33, case 3: the key columns come from the ClickHouse table's own keys.
+TEST(KeySourceColumns, FollowTheClickHouseTableNotTheConfiguration) {
+  schema::TableSchema t;
+  t.database = "db";
+  t.name = "t";
+  t.columns = {schema::Column{}, schema::Column{}, schema::Column{}, schema::Column{}};
+  t.columns[0].name = "id";
+  t.columns[1].name = "area";  // renamed at the source from region
+  t.columns[2].name = "c";
+  t.columns[2].nullable = true;
+  t.columns[3].name = "v";
+  t.primary_key = {"id"};
+  DestinationTable dest;
+  dest.source = t;
+  dest.clickhouse_names["area"] = "region";
+  using V = std::vector<std::string>;
+  EXPECT_EQ(KeySourceColumns(dest, "region, id", ""), (V{"id", "area"}));
+  EXPECT_EQ(KeySourceColumns(dest, "id", "toYYYYMM(region)"), (V{"id", "area"}));
+  EXPECT_EQ(KeySourceColumns(dest, "isNull(c), assumeNotNull(c), id", ""), (V{"id", "c"}));
+  EXPECT_EQ(KeySourceColumns(dest, "id", ""), (V{"id"})) << "the primary key always";
+  EXPECT_EQ(KeySourceColumns(dest, "`v`, id", "tuple()"), (V{"id", "v"}));
+  // The source name of a renamed column is not the ClickHouse column's.
+  EXPECT_EQ(KeySourceColumns(dest, "area, id", ""), (V{"id"}));
 }
 
 }  // namespace

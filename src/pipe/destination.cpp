@@ -14,6 +14,7 @@
 #include "clickhouse/server_error.h"
 #include "clickhouse/shard_router.h"
 #include "clickhouse/sql_quoting.h"
+#include "common/crash_point.h"
 #include "common/log.h"
 #include "pipe/adopt.h"
 #include "pipe/pipeline_internal.h"
@@ -344,6 +345,25 @@ Result<bool> Pipe::DestinationTableExists(const clickhouse::DdlTarget& target, s
   return found.starts_with("1");
 }
 
+Result<std::optional<Pipe::TableKeys>> Pipe::ReadTableKeys(const clickhouse::DdlTarget& target,
+                                                           std::string_view name) {
+  const std::string where = " FROM system.tables WHERE database = " + QuoteString(target.StorageDatabase()) +
+                            " AND name = " + QuoteString(name);
+  auto read = dest_->Query("SELECT sorting_key, partition_key" + where, "TabSeparatedRaw");
+  if (!read.ok() && read.error().kind() == ErrorKind::kServer) {
+    read = dest_->Query("SELECT sorting_key, ''" + where, "TabSeparatedRaw");  // no partition_key
+  }
+  if (!read.ok()) return std::move(read).error();
+  std::string row = std::move(read).value();
+  if (row.empty()) return std::optional<TableKeys>();
+  while (!row.empty() && row.back() == '\n') row.pop_back();
+  const size_t tab = row.find('\t');
+  TableKeys keys;
+  keys.sorting_key = row.substr(0, tab);
+  if (tab != std::string::npos) keys.partition_key = row.substr(tab + 1);
+  return std::optional<TableKeys>(std::move(keys));
+}
+
 Status Pipe::EnsureDistributed(const clickhouse::DdlTarget& target, std::string_view name, bool recreate) {
   if (!target.sharded) return Status::Ok();
   CHSYNC_ASSIGN_OR_RETURN(
@@ -369,17 +389,18 @@ Status Pipe::DropDestination(const clickhouse::DdlTarget& target, std::string_vi
 }
 
 Status Pipe::TruncateDestination(const clickhouse::DdlTarget& target, std::string_view name) {
-  if (!topology_ || topology_->max_replicas() == 1 || caps_.version.major >= 21) {
-    return Ddl(clickhouse::TruncateTable(name, target));
-  }
-  // ClickHouse before 21 runs TRUNCATE of a replicated table on the shard's leader replica: a
-  // non-leader forwards it there as the passwordless `default` user (Code 194), and on the leader
-  // it can hang for good when a replica is still fetching a part just inserted (seen on 18.16). The
-  // table is emptied by replacing it: a new empty one (its own ZooKeeper path) takes its name, the
-  // old one is dropped. Each step is safe to run again after a crash; a replayed TRUNCATE empties
-  // the table again, and the rows after it are replayed too.
+  if (caps_.version.major >= 21) return Ddl(clickhouse::TruncateTable(name, target));
+  // ClickHouse before 21 empties a table in a way a crash undoes: after TRUNCATE and a kill -9 of
+  // the server, 18.16 loads the truncated parts again (7 rows truncated, 1 inserted: 8 after the
+  // restart). And it runs TRUNCATE of a replicated table on the shard's leader replica: a non-leader
+  // forwards it there as the passwordless `default` user (Code 194), and on the leader it can hang
+  // for good when a replica is still fetching a part just inserted (seen on 18.16). So the table is
+  // emptied by replacing it: a new empty one (a replicated one with its own ZooKeeper path) takes
+  // its name, the old one is dropped. Each step is safe to run again after a crash; a replayed
+  // TRUNCATE empties the table again, and the rows after it are replayed too.
+  const bool replicated = topology_ && topology_->max_replicas() > 1;
   const std::string& db = target.StorageDatabase();
-  const std::string on = " ON CLUSTER " + QuoteIdentifier(target.cluster);
+  const std::string on = target.cluster.empty() ? "" : " ON CLUSTER " + QuoteIdentifier(target.cluster);
   const std::string fresh = std::string(name) + "__chsync_truncating";
   const std::string old = std::string(name) + "__chsync_truncated";
   CHSYNC_ASSIGN_OR_RETURN(bool has_old, DestinationTableExists(target, old));
@@ -396,20 +417,24 @@ Status Pipe::TruncateDestination(const clickhouse::DdlTarget& target, std::strin
                                              QuoteString(db) + " AND name = " + QuoteString(name),
                                          "TabSeparatedRaw"));
     while (!engine.empty() && engine.back() == '\n') engine.pop_back();
-    // The engine's first argument is the ZooKeeper path: the new table gets a path of its own.
-    size_t open = engine.find('\'');
-    size_t close = open == std::string::npos ? std::string::npos : engine.find('\'', open + 1);
-    if (!engine.starts_with("Replicated") || close == std::string::npos) {
-      return Error(ErrorKind::kInternal, "TRUNCATE of " + db + "." + std::string(name) +
-                                             ": unexpected engine of a replicated table: " + engine);
+    if (replicated || engine.starts_with("Replicated")) {
+      // The engine's first argument is the ZooKeeper path: the new table gets a path of its own.
+      size_t open = engine.find('\'');
+      size_t close = open == std::string::npos ? std::string::npos : engine.find('\'', open + 1);
+      if (!engine.starts_with("Replicated") || close == std::string::npos) {
+        return Error(ErrorKind::kInternal, "TRUNCATE of " + db + "." + std::string(name) +
+                                               ": unexpected engine of a replicated table: " + engine);
+      }
+      std::string path = clickhouse::ReplicationPath(target.replication_path, db, name, target.path_token);
+      engine.replace(open, close - open + 1, QuoteString(path));
     }
-    std::string path = clickhouse::ReplicationPath(target.replication_path, db, name, target.path_token);
-    engine.replace(open, close - open + 1, QuoteString(path));
     CHSYNC_RETURN_IF_ERROR(Ddl("CREATE TABLE IF NOT EXISTS " + QualifiedName(db, fresh) + on + " AS " +
                                QualifiedName(db, name) + " ENGINE = " + engine));
+    CrashPoint("truncate.created");
   }
   CHSYNC_RETURN_IF_ERROR(Ddl("RENAME TABLE " + QualifiedName(db, name) + " TO " + QualifiedName(db, old) +
                              ", " + QualifiedName(db, fresh) + " TO " + QualifiedName(db, name) + on));
+  CrashPoint("truncate.swapped");
   return Ddl("DROP TABLE IF EXISTS " + QualifiedName(db, old) + on);
 }
 
@@ -503,6 +528,7 @@ Status Pipe::RenameDestination(const clickhouse::DdlTarget& from_target, std::st
                       QualifiedName(to_target.StorageDatabase(), to) +
                       (topology_ ? " ON CLUSTER " + QuoteIdentifier(topology_->name) : "");
     CHSYNC_RETURN_IF_ERROR(Ddl(sql));
+    CrashPoint("rename");  // renamed, its Distributed table not yet moved
   }
   if (from_target.sharded) {
     // The Distributed table keeps the old local name in its engine: it moves by being created again.
@@ -563,9 +589,14 @@ Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
       }
       return false;
     };
+    // What follows an ALTER (replicas settled, the Distributed table made again) follows it also
+    // when a crash came after the ALTER itself: a replay that finds it applied does the rest.
+    const bool alter = sql.starts_with("ALTER TABLE");
+    altered = altered || alter;
     CHSYNC_ASSIGN_OR_RETURN(bool done, applied());
     if (done) {
       log::Info("already applied: {}", sql);
+      if (alter && topology_) CHSYNC_RETURN_IF_ERROR(SettleReplicas(target, table));
       continue;
     }
     Status s = Status::Ok();
@@ -574,8 +605,8 @@ Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
     } else {
       // The plan's DROP TABLE is DropTable(table, target): with the Distributed table first.
       s = sql.starts_with("DROP TABLE") ? DropDestination(target, table) : Ddl(sql);
-      if (s.ok() && topology_ && sql.starts_with("ALTER TABLE")) s = SettleReplicas(target, table);
-      altered = altered || sql.starts_with("ALTER TABLE");
+      if (s.ok() && alter) CrashPoint("alter");  // run, not yet settled nor its Distributed table made again
+      if (s.ok() && topology_ && alter) s = SettleReplicas(target, table);
       if (s.ok() && sql.starts_with("CREATE TABLE")) s = EnsureDistributed(target, table, /*recreate=*/false);
     }
     if (!s.ok() && topology_ && (!exists.empty() || !missing.empty())) {
@@ -584,6 +615,7 @@ Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
       if (now) {
         log::Info("cluster {}: `{}` now applied on every shard ({})", topology_->name, sql,
                   s.error().message());
+        if (alter) CHSYNC_RETURN_IF_ERROR(SettleReplicas(target, table));
         continue;
       }
     }

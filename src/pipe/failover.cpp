@@ -93,9 +93,21 @@ Status Pipe::TryCandidate(size_t index, const std::optional<Checkpoint>& saved, 
   if (!saved || !saved->source || saved->source->SameServer(c.identity)) return Status::Ok();
 
   // Another server than the one the checkpoint was saved on: it must hold every transaction the
-  // pipe applied, which only GTIDs can tell.
-  const std::string& applied = saved->resume.gtid_set;
+  // pipe applied, which only GTIDs can tell — and every transaction whose rows may have reached
+  // ClickHouse after that checkpoint (lineage.h), or ClickHouse would keep rows it never had.
   const std::string was = Describe(*saved->source);
+  CHSYNC_RETURN_IF_ERROR(CheckCandidateGtids(c, saved->resume.gtid_set, was, "chsync already applied"));
+  if (c.gtid_gap.empty() && !lineage_->sent_gtids().empty() &&
+      lineage_->sent_gtids() != saved->resume.gtid_set) {
+    CHSYNC_RETURN_IF_ERROR(
+        CheckCandidateGtids(c, lineage_->sent_gtids(), was, "whose rows chsync already sent to ClickHouse"));
+  }
+  return Status::Ok();
+}
+
+Status Pipe::CheckCandidateGtids(Candidate& c, const std::string& applied, const std::string& was,
+                                 const std::string& what) {
+  const std::string address = c.options.Address();
   if (applied.empty()) {
     return Error(ErrorKind::kConfig, "the checkpoint was saved on " + was +
                                          " and records no GTID position, so chsync cannot tell "
@@ -129,7 +141,7 @@ Status Pipe::TryCandidate(size_t index, const std::optional<Checkpoint>& saved, 
     if (!set.empty()) missing = "missing " + set;
   }
   if (!missing.empty()) {
-    c.gtid_gap = address + " lacks transactions chsync already applied from " + was + ": " + missing +
+    c.gtid_gap = address + " lacks transactions " + what + " from " + was + ": " + missing +
                  ". Wait until it has replicated them, or choose a server that has them";
   }
   return Status::Ok();
@@ -211,17 +223,28 @@ Result<mysql::BinlogCoordinate> Pipe::LocateGtidStart(const std::string& gtid_se
 
 Status Pipe::CheckSourceIdentity() {
   positions_read_on_ = checkpoint_.source;  // as loaded, before a move below
+  // A state directory from before lineage.json: its checkpoint's file is the highest known.
+  if (!checkpoint_.resume.file.empty()) {
+    auto counted = lineage_->Count(checkpoint_.resume.file, checkpoint_.resume.sequence_base);
+    if (!counted.ok()) return std::move(counted).error();
+  }
   if (!checkpoint_.source) {
     // A checkpoint from before chsync recorded the server: from now on it does.
     checkpoint_.source = source_identity_;
     return Status::Ok();
   }
-  if (checkpoint_.source->SameServer(source_identity_)) {
+  const bool same_server = checkpoint_.source->SameServer(source_identity_);
+  if (same_server && lineage_break_.empty()) {
     checkpoint_.source->address = source_identity_.address;
     return Status::Ok();
   }
-  if (!gtid_gap_.empty()) return BinlogGap(gtid_gap_);
+  if (!same_server && !gtid_gap_.empty()) return BinlogGap(gtid_gap_);
   if (checkpoint_.resume.gtid_set.empty()) {
+    if (same_server) {
+      return BinlogGap("the binlog of " + DescribeSource() + " is no longer the one this pipe read (" +
+                       lineage_break_ +
+                       "), and the checkpoint records no GTID position to find its place in it");
+    }
     return Error(ErrorKind::kConfig,
                  "the source " + DescribeSource() + " is not the server this pipe's positions are on (" +
                      Describe(*checkpoint_.source) +
@@ -229,8 +252,8 @@ Status Pipe::CheckSourceIdentity() {
                      "--source back at that server, or run `chsync resync` to copy every table again from "
                      "this one");
   }
-  // Move every position of the checkpoint onto this server: where the same transactions begin in
-  // its binlog.
+  // Move every position of the checkpoint onto this server's binlog: where the same transactions
+  // begin there.
   const SourcePosition old = checkpoint_.resume;
   auto located = LocateGtidStart(old.gtid_set);
   if (!located.ok()) {
@@ -240,12 +263,10 @@ Status Pipe::CheckSourceIdentity() {
     }
     return std::move(located).error();
   }
-  CHSYNC_ASSIGN_OR_RETURN(uint32_t old_sequence, BinlogFileSequence(old.file));
-  CHSYNC_ASSIGN_OR_RETURN(uint32_t new_sequence, BinlogFileSequence(located->file));
   SourcePosition moved{located->file, located->position, old.gtid_set, 0, 0};
-  // Row versions keep growing: this server's first file counts as the one after the last file
-  // read on the previous server, whatever their names say (row_version.h).
-  moved.sequence_base = static_cast<int64_t>(old_sequence) + old.sequence_base + 1 - new_sequence;
+  // Row versions keep growing: a new epoch, whose first file counts one above every file any row
+  // was ever numbered in (lineage.h), whatever the files' names say.
+  CHSYNC_ASSIGN_OR_RETURN(moved.sequence_base, lineage_->EpochBase(located->file));
   for (TableSnapshot& t : checkpoint_.snapshot) {
     if (!t.stream_from) continue;
     if (mysql::CompareCoordinates({old.file, old.position}, {t.stream_from->file, t.stream_from->position}) >=
@@ -262,11 +283,22 @@ Status Pipe::CheckSourceIdentity() {
     CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate from, LocateGtidStart(t.stream_from->gtid_set));
     t.stream_from = SourcePosition{from.file, from.position, t.stream_from->gtid_set, 0, moved.sequence_base};
   }
-  log::Warn(
-      "moving the pipe from {} to {}: the transactions after GTID {} begin at {} there (the pipe had read "
-      "{} on the previous server)",
-      Describe(*checkpoint_.source), DescribeSource(), old.gtid_set, located->ToString(),
-      Coordinate(old.file, old.position));
+  if (same_server) {
+    log::Warn(
+        "the binlog of {} was written anew ({}): the transactions after GTID {} begin at {} there (the pipe "
+        "had read {}); row versions go on in a new epoch, above every version written before",
+        DescribeSource(), lineage_break_, old.gtid_set, located->ToString(),
+        Coordinate(old.file, old.position));
+  } else {
+    log::Warn(
+        "moving the pipe from {} to {}: the transactions after GTID {} begin at {} there (the pipe had read "
+        "{} on the previous server); row versions go on in a new epoch, above every version written before",
+        Describe(*checkpoint_.source), DescribeSource(), old.gtid_set, located->ToString(),
+        Coordinate(old.file, old.position));
+  }
+  lineage_break_.clear();
+  // Found by GTID: the first session reads by GTID too (another server's never matches).
+  if (same_server) positions_read_on_.reset();
   checkpoint_.resume = moved;  // stream_start stays: where streaming began, on the first server
   checkpoint_.source = source_identity_;
   checkpoint_.saved_at_ms = NowMs();
@@ -290,6 +322,19 @@ Status Pipe::FailOver(std::optional<mysql::BinlogCoordinate>& target, bool accep
     CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate now, mysql::CurrentBinlogPosition(*control_));
     target = now;
   }
+  return Status::Ok();
+}
+
+Status Pipe::FollowMovedSource() {
+  const std::string was = DescribeSource();
+  StopRebuilds();
+  flusher_.reset();
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> saved, state_->Load());
+  CHSYNC_RETURN_IF_ERROR(SelectSource({current_source_}, saved, /*accept_gap=*/false));
+  source_moved_ = false;
+  log::Warn("{} now leads to {} (it led to {})", source_options_.Address(), DescribeSource(), was);
+  status_.source = DescribeSource();
+  if (retention_ != nullptr) retention_->SetSource(source_options_);
   return Status::Ok();
 }
 

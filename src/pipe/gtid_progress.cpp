@@ -44,4 +44,11 @@ std::string GtidProgress::ToString() const {
   return mariadb_ ? maria_.ToString() : mysql_.ToString();
 }
 
+std::string GtidProgress::ToStringWithOpen() const {
+  if (!pending_maria_ && !pending_mysql_) return ToString();
+  GtidProgress with = *this;
+  with.Commit();
+  return with.ToString();
+}
+
 }  // namespace chsync::pipe

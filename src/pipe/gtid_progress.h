@@ -33,6 +33,9 @@ class GtidProgress {
   bool empty() const { return mariadb_ ? maria_.empty() : mysql_.empty(); }
   /// The saved form: "0-1-42,1-2-9" or "uuid:1-42,uuid:tag:1-3".
   std::string ToString() const;
+  /// ToString with the open transaction's GTID counted too: every transaction some rows of which
+  /// may have been sent.
+  std::string ToStringWithOpen() const;
   const mysql::MariaDbGtidList& mariadb_list() const { return maria_; }
   const mysql::MysqlGtidSet& mysql_set() const { return mysql_; }
 

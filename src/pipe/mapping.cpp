@@ -656,9 +656,15 @@ void EffectiveMapping::AcceptRenamedAway(const std::vector<std::string>& already
       if (stored == to) from.exact = false;
     }
   }
+  stored_names = clickhouse_names;
 }
 
 std::string EffectiveMapping::DestColumn(std::string_view column) const {
+  // A column renamed at the source whose ClickHouse column kept its name (issue 33, case 3: a
+  // sorting-key column behind an ALIAS): the ClickHouse table's name is the one its keys use.
+  for (const auto& [source, stored] : stored_names) {
+    if (schema::EqualsIgnoreCase(source, column)) return stored;
+  }
   for (const auto& [from, to] : renamed) {
     if (schema::EqualsIgnoreCase(from.name, column)) return to;
   }
@@ -689,6 +695,16 @@ clickhouse::CreateOptions EffectiveMapping::CreateOptions() const {
   out.partition_by = partition_by;
   out.ttl = ttl;
   out.settings = settings;
+  return out;
+}
+
+std::vector<std::string> ColumnReferences(std::string_view expression) {
+  std::vector<std::string> out;
+  auto tokens = TokenizeExpression(expression, "expression");
+  if (!tokens.ok()) return out;
+  for (size_t i = 0; i < tokens->size(); ++i) {
+    if (IsColumnReference(*tokens, i)) out.push_back((*tokens)[i].text);
+  }
   return out;
 }
 

@@ -80,6 +80,8 @@ struct EffectiveMapping {
   std::vector<NamedColumn> excluded;
   /// (source column, ClickHouse name), in the order first given.
   std::vector<std::pair<NamedColumn, std::string>> renamed;
+  /// Source column → the ClickHouse name its existing table keeps (AcceptRenamedAway).
+  std::map<std::string, std::string> stored_names;
   /// ORDER BY as given (empty: chsync's sorting key), and its top-level elements.
   std::string order_by;
   std::vector<std::string> order_by_elements;
@@ -119,6 +121,8 @@ struct EffectiveMapping {
   /// name (`clickhouse_names`, source → ClickHouse) need not exist at the source any more: a column
   /// renamed there keeps its exclusion or its ClickHouse name, and the entry naming its old name
   /// stays right. Clears their NamedColumn::exact.
+  /// The ClickHouse names are remembered: DestColumn answers them for their source columns (the
+  /// ClickHouse table's columns, which its ORDER BY, PARTITION BY and TTL name).
   void AcceptRenamedAway(const std::vector<std::string>& excluded,
                          const std::map<std::string, std::string>& clickhouse_names);
 
@@ -204,6 +208,11 @@ struct ExpressionToken {
 
   bool operator==(const ExpressionToken&) const = default;
 };
+
+/// The identifiers `expression` (ClickHouse text) may use as column references: not function
+/// names, not members after '.' (keywords too: a column may be called `year`); quoted ones
+/// unquoted. Empty when it does not tokenize.
+std::vector<std::string> ColumnReferences(std::string_view expression);
 
 /// Splits a ClickHouse expression into tokens, respecting 'strings', `identifiers` and
 /// "identifiers". kConfig (naming `what` and the byte offset) on an unclosed quote, brackets that

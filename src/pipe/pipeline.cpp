@@ -2,6 +2,8 @@
 
 #include "pipe/pipeline.h"
 
+#include <fmt/ranges.h>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -99,13 +101,41 @@ Status Pipe::Open() {
   server_id_ = c.server_id != 0 ? c.server_id : ServerIdFromPath(c.state);
 
   CHSYNC_ASSIGN_OR_RETURN(state_, StateDir::Open(c.state));
+  CHSYNC_ASSIGN_OR_RETURN(Lineage lineage, Lineage::Load(state_->path()));
+  lineage_.emplace(std::move(lineage));
   // The servers in the order given; with a checkpoint, one that holds what the pipe applied.
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> saved, state_->Load());
   std::vector<size_t> order(sources_.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  CHSYNC_RETURN_IF_ERROR(SelectSource(order,
-                                      request_.resync && request_.resync_table.empty() ? std::nullopt : saved,
-                                      c.on_binlog_gap == PipeConfig::BinlogGap::kResync));
+  // A source that does not answer at start (a handshake that times out or is reset, a server
+  // still starting, a link cut) is waited for with back-off, as a reconnect would be; a refused
+  // password or a server set up wrongly stops at once.
+  const auto began = std::chrono::steady_clock::now();
+  for (int failures = 1;; ++failures) {
+    Status selected =
+        SelectSource(order, request_.resync && request_.resync_table.empty() ? std::nullopt : saved,
+                     c.on_binlog_gap == PipeConfig::BinlogGap::kResync);
+    if (selected.ok()) break;
+    if (selected.error().kind() != ErrorKind::kNetwork) return selected;
+    const auto waited = std::chrono::steady_clock::now() - began;
+    if (c.retry_give_up_after_ms != 0 && waited >= std::chrono::milliseconds(c.retry_give_up_after_ms)) {
+      return std::move(selected.error().AddContext(
+          fmt::format("the source did not answer for {} s (retry.give_up_after_ms)",
+                      std::chrono::duration_cast<std::chrono::seconds>(waited).count())));
+    }
+    const auto wait = std::min<std::chrono::milliseconds>(
+        std::chrono::milliseconds(c.retry_max_backoff_ms),
+        std::chrono::milliseconds(int64_t{250} << std::min(failures, 12)));
+    log::Warn("{}; trying the source again in {} ms", selected.error().message(), wait.count());
+    const auto until = std::chrono::steady_clock::now() + wait;
+    while (!stop_ && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    if (stop_) {
+      stopped_at_start_ = true;
+      return Status::Ok();
+    }
+  }
   status_.source = DescribeSource();
 
   // A pipe outlives short outages of its destination (a restart, a network blip): each statement
@@ -320,6 +350,8 @@ Status Pipe::Initialize() {
   checkpoint.source = source_identity_;
   checkpoint.stream_start = start;
   checkpoint.resume = start;
+  // Every table is copied again: what was sent before says nothing of this server any longer.
+  CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(start.gtid_set));
   for (schema::TableSchema& t : schemas) {
     // Tables left by an earlier pipe (or a run that crashed before its first checkpoint) are
     // replaced: rows they hold may no longer exist at the source.
@@ -509,6 +541,26 @@ Status Pipe::BuildTables() {
     }
     Status writer = RebuildWriter(*state);
     if (!writer.ok() && !state->held) return writer;  // a held table needs no writer until it is copied again
+    if (writer.ok() && saved != nullptr && !state->full_row) {
+      // The table's own keys decide which updates move a row (RebuildWriter); table_options that
+      // name others take effect when the table is copied again.
+      std::vector<std::string> configured = checked.KeyColumns(state->dest.source);
+      std::vector<std::string> actual;
+      for (int index : state->key_indexes) {
+        if (index >= 0) actual.push_back(state->dest.source.columns[static_cast<size_t>(index)].name);
+      }
+      std::sort(configured.begin(), configured.end());
+      std::sort(actual.begin(), actual.end());
+      if (configured != actual) {
+        log::Warn(
+            "{}: table_options' ORDER BY / PARTITION BY name the columns {}, but its ClickHouse table is "
+            "sorted "
+            "and partitioned by {}: chsync follows the table; `chsync resync --state {} --table {}` copies "
+            "it "
+            "under the new options",
+            key, fmt::join(configured, ", "), fmt::join(actual, ", "), state_->path(), key);
+      }
+    }
     if (state->held) {
       log::Warn(
           "table {} is {} since {} ({}): its changes are not applied; `chsync resume --state {} --table {}` "
@@ -552,11 +604,16 @@ Status Pipe::RebuildWriter(TableState& table) {
   table.full_row = key.full_row;
   table.key_indexes.clear();
   if (!key.full_row) {
-    // With table_options' ORDER BY or PARTITION BY, an UPDATE of a column they name moves the row too.
+    // An UPDATE of a column the table's ORDER BY or PARTITION BY names moves the row too: the
+    // ClickHouse table's own keys say which (a column renamed at the source keeps its ClickHouse
+    // name there; table_options may have changed since the table was made). A table not made yet
+    // takes them from table_options.
     const schema::TableSchema& source = table.dest.source;
-    for (const std::string& c : MappingFor(source.database, source.name).KeyColumns(source)) {
-      table.key_indexes.push_back(source.FindColumn(c));
-    }
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys, ReadTableKeys(target, layout.name));
+    const std::vector<std::string> columns =
+        keys ? KeySourceColumns(table.dest, keys->sorting_key, keys->partition_key)
+             : MappingFor(source.database, source.name).KeyColumns(source);
+    for (const std::string& c : columns) table.key_indexes.push_back(source.FindColumn(c));
   }
   table.table_map.reset();
   return Status::Ok();
@@ -711,6 +768,10 @@ Status Pipe::Run() {
   status_.policies = request_.config.policies.Describe();
   for (const std::string& line : status_.policies) log::Info("schema policies: {}", line);
   CHSYNC_RETURN_IF_ERROR(Open());
+  if (stopped_at_start_) {
+    log::Info("stopped while waiting for the source; nothing was read");
+    return Status::Ok();
+  }
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> existing, state_->Load());
   if (request_.resync && request_.resync_table.empty()) {
     log::Info("resync of every table: starting over");

@@ -33,6 +33,7 @@
 #include "pipe/ddl_policy.h"
 #include "pipe/flusher.h"
 #include "pipe/gtid_progress.h"
+#include "pipe/lineage.h"
 #include "pipe/pipe_metrics.h"
 #include "pipe/pipeline.h"
 #include "pipe/retention_sample.h"
@@ -167,6 +168,10 @@ class Pipe {
   /// connection and probe are kept in `candidate`.
   struct Candidate;
   Status TryCandidate(size_t index, const std::optional<Checkpoint>& saved, Candidate& candidate);
+  /// Sets candidate.gtid_gap when its server lacks any of `applied` (GTIDs read on `was`); `what`
+  /// says which transactions they are ("chsync already applied").
+  Status CheckCandidateGtids(Candidate& candidate, const std::string& applied, const std::string& was,
+                             const std::string& what);
   /// The checkpoint's positions must be on the server the pipe reads from: a checkpoint of
   /// another server of the topology is moved onto it by GTID (translated positions, a new
   /// sequence base for row versions) and saved; without GTIDs that is refused.
@@ -177,6 +182,10 @@ class Pipe {
   /// The source has been unreachable long enough: move to another --source server, if one can
   /// take over. `target` (--until-caught-up) is re-read on the new server.
   Status FailOver(std::optional<mysql::BinlogCoordinate>& target, bool accept_gap);
+  /// The URL of the current --source leads to another server than before (source_moved_): that
+  /// server becomes the one read, if it can serve the pipe (SelectSource with the saved checkpoint);
+  /// the next ReloadFromCheckpoint moves the checkpoint onto it.
+  Status FollowMovedSource();
   /// Whether the stream starts from the checkpoint's GTIDs rather than its file:position.
   bool ResumeByGtid() const;
   /// The error for a position the source no longer has; marks binlog_gap_.
@@ -288,6 +297,13 @@ class Pipe {
   /// Waits until every node of the cluster has run the distributed DDL task `task`, naming the ones
   /// that have not every 30 s; fails when a node failed it (other than AppliedAsynchronously).
   Status WaitForDdlTask(const std::string& task, const std::string& sql);
+  /// The keys a ClickHouse table is sorted and partitioned by (system.tables), as ClickHouse prints
+  /// them; nullopt when there is no such table (on a sharded cluster: the local table).
+  struct TableKeys {
+    std::string sorting_key;
+    std::string partition_key;
+  };
+  Result<std::optional<TableKeys>> ReadTableKeys(const clickhouse::DdlTarget& target, std::string_view name);
   /// Whether the table `name` exists (on a sharded cluster: the local table).
   Result<bool> DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name);
   /// Sharded: creates the Distributed table `name` over its local table when missing (`recreate`:
@@ -350,6 +366,14 @@ class Pipe {
   Status HandleEvent(const binlog::Event& event, uint64_t outer_end);
   Status HandleRows(const binlog::Event& event, const binlog::RowsEvent& rows);
   Status HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query, uint64_t resume);
+  /// A row-changing statement written as text (a session in STATEMENT format, a MIXED server):
+  /// parks (or, with on_table_error=stop, stops on) every replicated table it names; its changes
+  /// are not in the binlog as rows.
+  Status ParkStatementTables(const binlog::Event& event, const binlog::QueryEvent& query);
+  /// Whether statement `sql` (run in `database`, at `event`) may concern `table`: it names the
+  /// table, in its database or naming that too, and the table was not copied again after it.
+  bool StatementNames(const TableState& table, std::string_view sql, std::string_view database,
+                      const binlog::Event& event) const;
   /// XA: the first phase's rows are written to the state directory at XA PREPARE and sent at XA COMMIT.
   Status PrepareXa(const binlog::Event& event, const Boundary& boundary);
   Status FinishXa(const binlog::Event& event, const Boundary& boundary, bool commit);
@@ -395,12 +419,21 @@ class Pipe {
   Status SendWriters();
   /// Queues `table`'s pending rows: to each shard's lane when its writer is routed, else lane 0.
   Status QueueRows(TableState& table);
+  /// The open XA group committed in one phase: the rows set aside for it (xa_batches_) go to the
+  /// flusher now.
+  Status SendOpenXaBatches();
   /// Drops the rows of the open XA transaction's first phase (rolled back, or never prepared).
   void DiscardOpenXaRows();
   /// Queues the pending rows and then a checkpoint at committed_ (saved once they are acknowledged).
   Status FlushAndCheckpoint();
   size_t PendingRows() const;
   Result<uint32_t> FileSequence(std::string_view file);
+  /// @@server_id (and @@server_uuid on MySQL) of the server `conn` reached.
+  Result<SourceIdentity> ReadSourceIdentity(mysql::Connection& conn);
+  /// A GTID-started session's first transaction (or heartbeat): kNetwork with lineage_break_ set
+  /// when it lies before the checkpoint's position (the server's binlog begins anew).
+  Status CheckLanding(const binlog::Event& event, const mysql::StreamEvent& ev,
+                      const binlog::HeartbeatEvent* hb);
   Error ResyncError(const std::string& table, const std::string& what, const binlog::Event& event) const;
 
   const RunRequest& request_;
@@ -506,6 +539,17 @@ class Pipe {
   /// on_binlog_gap=resync): why.
   std::string gtid_gap_;
   int64_t sequence_base_ = 0;  ///< the base sequence_ was computed with
+  /// The high-water mark of row versions and the epochs above it (lineage.h); set by Open.
+  std::optional<Lineage> lineage_;
+  /// Set by a stream session that found the server's binlog no longer the one the checkpoint's
+  /// positions are in (why): the next ReloadFromCheckpoint moves the checkpoint by GTID into a new
+  /// epoch (CheckSourceIdentity).
+  std::string lineage_break_;
+  /// Set by a stream session whose connection reached another server than source_identity_ (a
+  /// proxy or a name re-pointed): the server is probed again before the next session.
+  bool source_moved_ = false;
+  /// Stopped (SIGTERM) while Open waited for a source that did not answer: Run ends at once.
+  bool stopped_at_start_ = false;
   std::chrono::steady_clock::time_point last_flush_;
   std::chrono::steady_clock::time_point last_checkpoint_;
   std::string sequence_file_;
@@ -532,6 +576,10 @@ class Pipe {
   std::optional<SourceIdentity> positions_read_on_;
   /// This session opened its dump by position: its first GTID must be one the checkpoint lacks.
   bool check_first_gtid_ = false;
+  /// The kMariaGtidExtra{Start,Commit,Rollback}Alter bits of the last GTID event (a two-phase ALTER).
+  uint8_t alter_phase_ = 0;
+  /// A session opened by GTID has not yet seen where it landed (CheckLanding).
+  bool check_landing_ = false;
   /// A session opened by position read a GTID the checkpoint held: by GTID for the rest of the run.
   bool position_refused_ = false;
 };

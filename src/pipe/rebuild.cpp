@@ -75,8 +75,11 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   if (resume) {
     CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, rebuild.state.temp_table));
     if (!exists) {
-      // The swap ran before a crash; only its clean-up may be left.
+      // The swap ran before a crash; only its end may be left: the Distributed table over the
+      // swapped-in local table (a crash right after the second rename, issue 33 case 4), and the
+      // clean-up.
       log::Info("rebuild of {}: already swapped in", key);
+      CHSYNC_RETURN_IF_ERROR(EnsureDistributed(target, place.table, /*recreate=*/false));
       CHSYNC_RETURN_IF_ERROR(DropDestination(target, place.table + std::string(kReplacedSuffix)));
       table.rebuild.reset();
       return RebuildWriter(table);
@@ -187,6 +190,9 @@ Status Pipe::SwapIn(TableState& table) {
     CHSYNC_RETURN_IF_ERROR(RenameDestination(target, name, target, replaced));
     CHSYNC_RETURN_IF_ERROR(RenameDestination(target, temp, target, name));
   }
+  // A crash between the second rename and the Distributed table over it (issue 33, case 4): the
+  // local table is swapped in already, its Distributed table not yet.
+  CHSYNC_RETURN_IF_ERROR(EnsureDistributed(target, name, /*recreate=*/false));
   CHSYNC_RETURN_IF_ERROR(DropDestination(target, replaced));
   return Status::Ok();
 }

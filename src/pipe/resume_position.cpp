@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "common/log.h"
+#include "pipe/row_version.h"
 
 namespace chsync::pipe {
 
@@ -92,19 +93,103 @@ std::string PositionRuledOut(const ResumeFacts& facts) {
   return "";
 }
 
+std::string RewrittenBinlogGap(const mysql::MariaDbGtidList& position, std::string_view gtid_list) {
+  std::string_view inner = gtid_list;
+  if (inner.starts_with('[') && inner.ends_with(']')) inner = inner.substr(1, inner.size() - 2);
+  auto list = mysql::MariaDbGtidList::Parse(inner);
+  if (!list.ok())
+    return "the Gtid_list that begins its earliest binlog file is '" + std::string(gtid_list) + "'";
+  for (const auto& [domain, ours] : position.domains()) {
+    auto it = list->domains().find(domain);
+    if (it == list->domains().end() || it->second.seq < ours.seq) {
+      return "its earliest binlog file begins after GTID position [" + std::string(inner) + "], which " +
+             (it == list->domains().end()
+                  ? "does not name domain " + std::to_string(domain)
+                  : "is before the checkpoint's " + GtidText(ours) + " in domain " + std::to_string(domain));
+    }
+  }
+  return "";
+}
+
+/// ChooseResume without the rule for several domains.
+ResumeChoice ChooseResumeOnOneServer(const ResumeFacts& facts);
+
+namespace {
+
+/// The binlog was proven written anew: `why`. Whether it continues where `facts.at` ends.
+ResumeChoice Rewritten(const ResumeFacts& facts, const mysql::MariaDbGtidList& state, std::string why) {
+  ResumeChoice choice{false, std::move(why)};
+  choice.rewritten = true;
+  if (!facts.first_gtid_list) {
+    choice.continue_reason = "its earliest binlog file was not read";
+    return choice;
+  }
+  choice.continue_reason = RewrittenBinlogGap(state, *facts.first_gtid_list);
+  choice.continues = choice.continue_reason.empty();
+  return choice;
+}
+
+/// Event types that lie inside a transaction: never at a position between two of them.
+bool InsideTransaction(std::string_view type) {
+  return type == "Query" || type == "Table_map" || type == "Xid" || type == "Annotate_rows" ||
+         type.starts_with("Write_rows") || type.starts_with("Update_rows") || type.starts_with("Delete_rows");
+}
+
+}  // namespace
+
 ResumeChoice ChooseResume(const ResumeFacts& facts) {
+  ResumeChoice choice = ChooseResumeOnOneServer(facts);
+  if (!choice.by_position) return choice;
+  // After a move by GTID the position is where the first transaction the server sent begins; a
+  // server that wrote the domains in another order may hold transactions of another domain that the
+  // pipe applied after it, skipped by a GTID start and replayed by a position start (issue 33,
+  // case 1). One domain has one order everywhere.
+  auto list = mysql::MariaDbGtidList::Parse(facts.at.gtid_set);
+  if (list.ok() && list->domains().size() > 1) {
+    return {false, "the checkpoint's GTID position names " + std::to_string(list->domains().size()) +
+                       " domains, whose transactions a binlog position cannot tell apart from those applied "
+                       "already"};
+  }
+  return choice;
+}
+
+ResumeChoice ChooseResumeOnOneServer(const ResumeFacts& facts) {
   if (std::string why = PositionRuledOut(facts); !why.empty()) return {false, why};
   const std::string where = Where(facts.at);
+  // PositionRuledOut checked that it parses.
+  const mysql::MariaDbGtidList state = mysql::MariaDbGtidList::Parse(facts.at.gtid_set).value();
   bool listed = false;
   for (const std::string& name : facts.binary_logs) listed = listed || name == facts.at.file;
   if (!listed) {
+    // Purged files leave later ones; a binlog begun anew numbers every file below the checkpoint's.
+    auto ours = BinlogFileSequence(facts.at.file);
+    bool all_below = ours.ok() && !facts.binary_logs.empty();
+    for (const std::string& name : facts.binary_logs) {
+      auto sequence = BinlogFileSequence(name);
+      all_below = all_below && sequence.ok() && *sequence < *ours;
+    }
+    if (all_below) {
+      return Rewritten(facts, state,
+                       "its binlog files end at " + facts.binary_logs.back() +
+                           ", numbered below the checkpoint's " + facts.at.file);
+    }
     return {false, "binlog file " + facts.at.file +
                        " is not in the server's SHOW BINARY LOGS (purged, or the binlog was reset)"};
   }
-  if (!facts.event_error.empty()) return {false, "reading the event at " + where + ": " + facts.event_error};
-  // PositionRuledOut checked that it parses.
-  const mysql::MariaDbGtidList state = mysql::MariaDbGtidList::Parse(facts.at.gtid_set).value();
+  if (!facts.event_error.empty()) {
+    // The server found no event boundary at the position: the file holds other bytes than the
+    // ones the checkpoint was read from.
+    if (facts.event_error.find("Wrong offset") != std::string::npos) {
+      return Rewritten(facts, state, "there is no event boundary at " + where + ": " + facts.event_error);
+    }
+    return {false, "reading the event at " + where + ": " + facts.event_error};
+  }
   if (facts.event) {
+    if (InsideTransaction(facts.event->type)) {
+      return Rewritten(
+          facts, state,
+          "the event at " + where + " is a " + facts.event->type + " event, inside a transaction");
+    }
     if (facts.event->type != "Gtid") {
       return {false, "the event at " + where + " is a " + facts.event->type +
                          " event, not the GTID event that begins a transaction"};
@@ -112,12 +197,22 @@ ResumeChoice ChooseResume(const ResumeFacts& facts) {
     auto gtid = GtidOfEventInfo(facts.event->info);
     if (!gtid) return {false, "the GTID event at " + where + " names no GTID ('" + facts.event->info + "')"};
     if (std::string why = NotTheNextTransaction(state, *gtid); !why.empty()) {
+      // A transaction of a domain the checkpoint does not name may begin there; one it holds
+      // already, or a later one of its domain, may not.
+      if (state.domains().contains(gtid->domain)) {
+        return Rewritten(facts, state, "the transaction at " + where + ": " + why);
+      }
       return {false, "the transaction at " + where + ": " + why};
     }
     return {true, "the next transaction is " + GtidText(*gtid)};
   }
   // No event there: only the end of the server's binlog is a place to wait at. The end of a file
   // the server rotated away from is not taken (its Rotate event would be there anyway).
+  if (facts.live_end.file == facts.at.file && facts.live_end.position < facts.at.position) {
+    return Rewritten(
+        facts, state,
+        "the server's binlog ends at " + facts.live_end.ToString() + ", before the checkpoint's " + where);
+  }
   if (facts.live_end.file != facts.at.file || facts.live_end.position != facts.at.position) {
     return {false, "there is no event at " + where + ", and the server's binlog ends at " +
                        facts.live_end.ToString()};
@@ -128,10 +223,16 @@ ResumeChoice ChooseResume(const ResumeFacts& facts) {
   if (!server.ok()) return {false, "@@gtid_binlog_pos '" + facts.binlog_gtid_pos + "' does not parse"};
   for (const auto& [domain, gtid] : server->domains()) {
     auto it = state.domains().find(domain);
-    if (it == state.domains().end() || !(it->second == gtid)) {
+    if (it == state.domains().end()) {
       return {false, "the server's binlog ends at " + where + ", but its last GTID in domain " +
-                         std::to_string(domain) + " is " + GtidText(gtid) + ", not the checkpoint's (" +
-                         facts.at.gtid_set + ")"};
+                         std::to_string(domain) + " is " + GtidText(gtid) + ", a domain the checkpoint's (" +
+                         facts.at.gtid_set + ") does not name"};
+    }
+    if (!(it->second == gtid)) {
+      return Rewritten(facts, state,
+                       "the server's binlog ends at " + where + ", but its last GTID in domain " +
+                           std::to_string(domain) + " is " + GtidText(gtid) + ", not the checkpoint's (" +
+                           facts.at.gtid_set + ")");
     }
   }
   return {true, "the end of its binlog"};
@@ -167,31 +268,53 @@ ResumeChoice DecideResume(mysql::Connection& conn, ResumeFacts facts) {
   }
   bool listed = false;
   for (const std::string& file : facts.binary_logs) listed = listed || file == facts.at.file;
-  if (!listed) return decided(ChooseResume(facts));
-
-  // One event read where the position points, not the file from its start: 0.04-0.13 ms in the
-  // server (SHOW PROFILES) 4 bytes, 154 MB and 430 MB into a 430 MB file, where BINLOG_GTID_POS
-  // took 45 ms for the 154 MB before its position.
-  auto event = conn.Query("SHOW BINLOG EVENTS IN " + mysql::QuoteString(facts.at.file) + " FROM " +
-                          std::to_string(facts.at.position) + " LIMIT 1");
-  if (!event.ok()) {
-    facts.event_error = event.error().message();
-  } else if (!event->rows.empty()) {
-    const int type = event->ColumnIndex("Event_type");
-    const int info = event->ColumnIndex("Info");
-    if (type < 0 || info < 0) return decided({false, "SHOW BINLOG EVENTS has no Event_type or Info column"});
-    const auto& row = event->rows.front();
-    facts.event = BinlogEventRow{row[static_cast<size_t>(type)].value_or(""),
-                                 row[static_cast<size_t>(info)].value_or("")};
-  } else {
-    auto end = mysql::CurrentBinlogPosition(conn);
-    if (!end.ok()) return failed("reading the binlog's end", end.error());
-    facts.live_end = std::move(end).value();
-    auto pos = conn.QueryValue("SELECT @@GLOBAL.gtid_binlog_pos");
-    if (!pos.ok()) return failed("SELECT @@GLOBAL.gtid_binlog_pos", pos.error());
-    facts.binlog_gtid_pos = pos->value_or("");
+  if (listed) {
+    // One event read where the position points, not the file from its start: 0.04-0.13 ms in the
+    // server (SHOW PROFILES) 4 bytes, 154 MB and 430 MB into a 430 MB file, where BINLOG_GTID_POS
+    // took 45 ms for the 154 MB before its position.
+    auto event = conn.Query("SHOW BINLOG EVENTS IN " + mysql::QuoteString(facts.at.file) + " FROM " +
+                            std::to_string(facts.at.position) + " LIMIT 1");
+    if (!event.ok()) {
+      facts.event_error = event.error().message();
+    } else if (!event->rows.empty()) {
+      const int type = event->ColumnIndex("Event_type");
+      const int info = event->ColumnIndex("Info");
+      if (type < 0 || info < 0)
+        return decided({false, "SHOW BINLOG EVENTS has no Event_type or Info column"});
+      const auto& row = event->rows.front();
+      facts.event = BinlogEventRow{row[static_cast<size_t>(type)].value_or(""),
+                                   row[static_cast<size_t>(info)].value_or("")};
+    } else {
+      auto end = mysql::CurrentBinlogPosition(conn);
+      if (!end.ok()) return failed("reading the binlog's end", end.error());
+      facts.live_end = std::move(end).value();
+      auto pos = conn.QueryValue("SELECT @@GLOBAL.gtid_binlog_pos");
+      if (!pos.ok()) return failed("SELECT @@GLOBAL.gtid_binlog_pos", pos.error());
+      facts.binlog_gtid_pos = pos->value_or("");
+    }
   }
-  return decided(ChooseResume(facts));
+  ResumeChoice choice = ChooseResume(facts);
+  if (choice.rewritten && !facts.binary_logs.empty()) {
+    // Whether the binlog begun anew continues where the checkpoint's GTIDs end: the Gtid_list
+    // event at the start of its earliest file says what it claims came before.
+    auto first =
+        conn.Query("SHOW BINLOG EVENTS IN " + mysql::QuoteString(facts.binary_logs.front()) + " LIMIT 4");
+    if (!first.ok()) return failed("SHOW BINLOG EVENTS IN " + facts.binary_logs.front(), first.error());
+    const int type = first->ColumnIndex("Event_type");
+    const int info = first->ColumnIndex("Info");
+    facts.first_gtid_list = "";
+    for (const auto& row : first->rows) {
+      if (type >= 0 && info >= 0 && row[static_cast<size_t>(type)].value_or("") == "Gtid_list") {
+        facts.first_gtid_list = row[static_cast<size_t>(info)].value_or("");
+      }
+    }
+    choice = ChooseResume(facts);
+  }
+  if (choice.rewritten) {
+    log::Warn("the binlog of server_id {} was written anew since the checkpoint: {}",
+              facts.connected.server_id, choice.reason);
+  }
+  return decided(choice);
 }
 
 }  // namespace chsync::pipe

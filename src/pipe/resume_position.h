@@ -65,13 +65,29 @@ struct ResumeFacts {
   mysql::BinlogCoordinate live_end;
   /// @@gtid_binlog_pos: the last GTID of each domain in the server's binlog.
   std::string binlog_gtid_pos;
+  /// Read only once the binlog was found written anew: the Info of the Gtid_list event that
+  /// begins the server's earliest binlog file ("[0-11-40]"; "" when there is none).
+  std::optional<std::string> first_gtid_list;
 };
 
 struct ResumeChoice {
   bool by_position = false;
   /// By position: what was checked ("GTID 0-101-170 checked there", "the end of its binlog");
-  /// by GTID: why not, in a sentence.
+  /// by GTID: why not, in a sentence; written anew: what proves it.
   std::string reason;
+  /// The checkpoint's own server shows that its binlog is no longer the one the checkpoint's
+  /// position was read in (RESET MASTER, a restore, a clone): its files are numbered below the
+  /// checkpoint's, there is no event boundary at the position, or another transaction is there.
+  /// A GTID start would then skip transactions whose numbers the new binlog reuses, so the stream
+  /// never falls back to GTID silently: see `continues`.
+  bool rewritten = false;
+  /// Written anew, but its earliest file begins exactly where the checkpoint's GTID position ends
+  /// (its Gtid_list holds every domain of the position at the position's sequence number or later:
+  /// RESET MASTER with gtid_binlog_state set again): the pipe finds its place by GTID and row versions
+  /// begin a new epoch. Otherwise it is a binlog gap (on_binlog_gap decides).
+  bool continues = false;
+  /// Why it does not continue.
+  std::string continue_reason;
 };
 
 /// The GTID a MariaDB GTID event's Info column names: "BEGIN GTID 0-1-42", "GTID 0-1-42" (a
@@ -89,6 +105,10 @@ std::string NotTheNextTransaction(const mysql::MariaDbGtidList& position,
 /// Why the checkpoint and the server connected now alone rule out a position resume; "" when the
 /// server's binlog must tell (the fields after `at` of `facts` are not read).
 std::string PositionRuledOut(const ResumeFacts& facts);
+
+/// Why a binlog written anew does not begin where `position` ends ("" when it does): `gtid_list` is
+/// the Info of the Gtid_list event that begins the server's earliest binlog file.
+std::string RewrittenBinlogGap(const mysql::MariaDbGtidList& position, std::string_view gtid_list);
 
 /// The decision, from every field of `facts` (see the file comment).
 ResumeChoice ChooseResume(const ResumeFacts& facts);

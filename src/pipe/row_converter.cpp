@@ -392,7 +392,9 @@ Status RowConverter::Convert(std::span<const binlog::Value> values, ValueOrigin 
       case binlog::ValueKind::kAbsent:
         return Error(ErrorKind::kUnsupported,
                      "column " + table_.columns[i].name + " of " + table_.QualifiedName() +
-                         " is missing from the row image: set binlog_row_image=FULL on the source");
+                         " is missing from the row image (a session with binlog_row_image=MINIMAL or "
+                         "NOBLOB: SET SESSION overrides the server's setting), and chsync never applies a "
+                         "partial row as if it were whole: set binlog_row_image=FULL for every session");
       case binlog::ValueKind::kNull: cells.emplace_back(clickhouse::NullCell{}); break;
       case binlog::ValueKind::kInt:
         if (fixes_[i].is_unsigned && fixes_[i].int_bits != 0) {

@@ -149,15 +149,19 @@ Result<std::optional<Checkpoint>> StateDir::Load() const {
 Status StateDir::Save(const Checkpoint& checkpoint) {
   Status s = WriteFileAtomically(dir_ + "/" + kCheckpointFile, ToJson(checkpoint));
   if (s.ok()) return s;
-  Error e = std::move(s).error();
+  return StateSaveError(dir_, "the checkpoint", std::move(s).error());
+}
+
+Error StateSaveError(const std::string& dir, std::string_view what, const Error& e) {
   const bool disk = e.message().find(std::strerror(ENOSPC)) != std::string::npos ||
                     e.message().find(std::strerror(EDQUOT)) != std::string::npos;
   const bool read_only = e.message().find(std::strerror(EROFS)) != std::string::npos;
-  std::string what_to_do = disk        ? "free space on the file system of " + dir_
-                           : read_only ? "make the file system of " + dir_ + " writable again"
-                                       : "fix the state directory " + dir_;
-  return Error(e.kind(), "cannot save the checkpoint: " + e.message() + ". The last saved checkpoint (" +
-                             dir_ + "/" + kCheckpointFile + ") is intact: " + what_to_do +
+  std::string what_to_do = disk        ? "free space on the file system of " + dir
+                           : read_only ? "make the file system of " + dir + " writable again"
+                                       : "fix the state directory " + dir;
+  return Error(e.kind(), "cannot save " + std::string(what) + ": " + e.message() +
+                             ". The last saved checkpoint (" + dir + "/" + kCheckpointFile +
+                             ") is intact: " + what_to_do +
                              ", then run chsync again; it goes on from that checkpoint without loss");
 }
 

@@ -43,4 +43,9 @@ Result<std::optional<Checkpoint>> ReadCheckpoint(const std::string& dir);
 /// Writes `content` to `path` crash-safely (temp file, fsync, rename, fsync of the directory).
 Status WriteFileAtomically(const std::string& path, std::string_view content);
 
+/// `e`, met writing `what` ("the checkpoint") into state directory `dir`, as the user sees it: the
+/// last saved checkpoint is intact, and what to do (free space, make it writable) before running
+/// chsync again.
+Error StateSaveError(const std::string& dir, std::string_view what, const Error& e);
+
 }  // namespace chsync::pipe

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cstdint>
 #include <thread>
 #include <utility>
@@ -134,6 +135,27 @@ bool SameValue(const binlog::Value& a, const binlog::Value& b) {
   }
 }
 
+/// Whether `sql` changes rows (INSERT, UPDATE, DELETE, REPLACE, LOAD DATA): a statement that a
+/// session in STATEMENT format (or a MIXED server choosing statement form) writes to the binlog as
+/// text instead of row images. Leading comments are skipped.
+bool IsRowChangingStatement(std::string_view sql) {
+  size_t i = 0;
+  while (i < sql.size()) {
+    while (i < sql.size() && (std::isspace(static_cast<unsigned char>(sql[i])) != 0 || sql[i] == '(')) ++i;
+    if (sql.substr(i, 2) != "/*") break;
+    const size_t end = sql.find("*/", i + 2);
+    if (end == std::string_view::npos) return false;
+    i = end + 2;
+  }
+  size_t start = i;
+  while (i < sql.size() && std::isalpha(static_cast<unsigned char>(sql[i])) != 0) ++i;
+  const std::string_view word = sql.substr(start, i - start);
+  for (std::string_view dml : {"INSERT", "UPDATE", "DELETE", "REPLACE", "LOAD"}) {
+    if (schema::EqualsIgnoreCase(word, dml)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Status Pipe::Stream() {
@@ -216,9 +238,31 @@ Status Pipe::Stream() {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     if (stop_) return StoppedUnacknowledged(s.error());
+    if (source_moved_) {
+      // The URL leads to another server now: it is probed as a failover candidate would be (it must
+      // hold every transaction the pipe applied), and the reload below moves the checkpoint there.
+      Status followed = FollowMovedSource();
+      if (!followed.ok() && followed.error().kind() != ErrorKind::kNetwork) return followed;
+    }
     // The failure may have come halfway through a statement (the tracker already changed, the
     // ClickHouse ALTER not yet run) or with rows not acknowledged: nothing in memory is trusted.
-    CHSYNC_RETURN_IF_ERROR(ReloadFromCheckpoint());
+    // The reload reads the tables' keys from ClickHouse, which may still be down: waited for too.
+    Status reloaded = ReloadFromCheckpoint();
+    while (!reloaded.ok() && !stop_ && clickhouse::IsRetryable(reloaded.error())) {
+      const auto since = std::chrono::steady_clock::now() - last_progress;
+      if (request_.config.retry_give_up_after_ms != 0 &&
+          since >= std::chrono::milliseconds(request_.config.retry_give_up_after_ms)) {
+        break;
+      }
+      log::Warn("{}; loading the last checkpoint again in {} ms", reloaded.error().message(), wait.count());
+      const auto again = std::chrono::steady_clock::now() + wait;
+      while (!stop_ && std::chrono::steady_clock::now() < again) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+      if (!stop_) reloaded = ReloadFromCheckpoint();
+    }
+    if (stop_) return StoppedUnacknowledged(reloaded.ok() ? s.error() : reloaded.error());
+    CHSYNC_RETURN_IF_ERROR(reloaded);
   }
 }
 
@@ -274,6 +318,18 @@ Status Pipe::StoppedUnacknowledged(const Error& error) {
 Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target, bool& done) {
   source_failed_ = true;  // until the server answered
   CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<mysql::Connection> conn, mysql::Connection::Open(source_options_));
+  // Every session checks which server it reached, on the connection that opens the dump: a proxy,
+  // a VIP or a DNS name may lead to another server than the last session's (lineage.h).
+  CHSYNC_ASSIGN_OR_RETURN(SourceIdentity reached, ReadSourceIdentity(*conn));
+  if (!reached.SameServer(source_identity_)) {
+    source_moved_ = true;
+    return Error(
+        ErrorKind::kNetwork,
+        fmt::format("{} now leads to server_id {}{}, not to {} read so far: its binlog is another "
+                    "one, so the pipe finds its place there by GTID",
+                    source_options_.Address(), reached.server_id,
+                    reached.server_uuid.empty() ? "" : " (" + reached.server_uuid + ")", DescribeSource()));
+  }
   mysql::BinlogStreamOptions options;
   options.server_id = server_id_;
   options.start = {committed_.file, committed_.position};
@@ -288,8 +344,26 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
     facts.at = committed_;
     choice = DecideResume(*conn, std::move(facts));
   }
+  if (choice.rewritten) {
+    source_failed_ = false;
+    if (!choice.continues) {
+      return BinlogGap(
+          "the binlog this pipe read is gone from " + DescribeSource() +
+          ": it was written anew since the checkpoint (" + choice.reason +
+          "), and it does not begin where the checkpoint's GTID position " + committed_.gtid_set + " ends (" +
+          choice.continue_reason +
+          "), so the transactions after that position cannot be told from others numbered alike");
+    }
+    lineage_break_ = choice.reason;
+    return Error(ErrorKind::kNetwork, "the binlog of " + DescribeSource() + " was written anew (" +
+                                          choice.reason +
+                                          "), beginning where the checkpoint's GTID position ends");
+  }
   check_first_gtid_ = choice.by_position;
   const bool by_gtid = ResumeByGtid() && !choice.by_position;
+  // Where a GTID start lands must not be before the checkpoint: on the same server that means its
+  // binlog begins anew (RESET MASTER with the GTID state restored, a server cloned again).
+  check_landing_ = by_gtid;
   if (by_gtid) options.gtid_set = committed_.gtid_set;
   if (by_gtid != last_by_gtid_ || !said_start_) {
     if (by_gtid) {
@@ -412,6 +486,7 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
       }
     }
     const auto* hb = std::get_if<binlog::HeartbeatEvent>(&decoded->body);
+    if (check_landing_) CHSYNC_RETURN_IF_ERROR(CheckLanding(*decoded, *ev, hb));
     Metrics().NoteEventRead(ev->bytes.size(), hb != nullptr);
     if (hb != nullptr) {
       const bool in_transaction = boundaries_.in_transaction();
@@ -467,8 +542,15 @@ Status Pipe::HandleEvent(const binlog::Event& event, uint64_t outer_end) {
   }
   if (const auto* gtid = std::get_if<binlog::MariaGtidEvent>(&event.body)) {
     gtids_.NoteMariaDb(gtid->domain_id, event.header.server_id, gtid->seq_no);
+    alter_phase_ = gtid->flags_extra.value_or(0) &
+                   (binlog::kMariaGtidExtraStartAlter | binlog::kMariaGtidExtraCommitAlter |
+                    binlog::kMariaGtidExtraRollbackAlter);
   } else if (const auto* mysql_gtid = std::get_if<binlog::GtidEvent>(&event.body)) {
     if (!mysql_gtid->anonymous) gtids_.NoteMySql(mysql_gtid->sid, mysql_gtid->tag, mysql_gtid->gno);
+  }
+  if (const auto* query = std::get_if<binlog::QueryEvent>(&event.body);
+      query != nullptr && query->error_code == 0 && IsRowChangingStatement(query->query)) {
+    CHSYNC_RETURN_IF_ERROR(ParkStatementTables(event, *query));
   }
   const std::optional<std::string> open_before = boundaries_.open_xa();
   Boundary boundary = boundaries_.Observe(event, outer_end);
@@ -485,7 +567,9 @@ Status Pipe::HandleEvent(const binlog::Event& event, uint64_t outer_end) {
       }
       xa_group_start_ = event.position;
       return Status::Ok();
-    case Boundary::Kind::kCommit: return EndTransaction(event, boundary.resume, false);
+    case Boundary::Kind::kCommit:
+      if (boundary.ends_open_xa) CHSYNC_RETURN_IF_ERROR(SendOpenXaBatches());
+      return EndTransaction(event, boundary.resume, false);
     case Boundary::Kind::kXaPrepare: return PrepareXa(event, boundary);
     case Boundary::Kind::kXaCommit: return FinishXa(event, boundary, /*commit=*/true);
     case Boundary::Kind::kXaRollback:
@@ -528,6 +612,18 @@ void Pipe::AddUntrackedRenames(std::string_view sql, std::string_view database, 
 
 Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query, uint64_t resume) {
   std::string_view sql = Trim(query.query);
+  // binlog_alter_two_phase (MariaDB 10.8+): the ALTER is written when it starts (START ALTER) and
+  // again when it ends, as COMMIT ALTER or ROLLBACK ALTER. Only a committed one changed the table.
+  const uint8_t phase = query.status.gtid_flags3.value_or(alter_phase_);
+  alter_phase_ = 0;
+  if ((phase & (binlog::kMariaGtidExtraStartAlter | binlog::kMariaGtidExtraRollbackAlter)) != 0) {
+    const bool start = (phase & binlog::kMariaGtidExtraStartAlter) != 0;
+    log::Info("statement at {} {}: {}", Coordinate(event.file, event.position),
+              start ? "is the START ALTER of a two-phase ALTER, applied at its COMMIT ALTER"
+                    : "is a ROLLBACK ALTER: the source undid it, nothing to apply",
+              sql.substr(0, 200));
+    return resume == 0 ? Status::Ok() : EndTransaction(event, resume, false);
+  }
   if (query.error_code != 0) {
     log::Warn("statement at {} failed on the source (error {}), not applied: {}",
               Coordinate(event.file, event.position), query.error_code, sql.substr(0, 200));
@@ -542,23 +638,14 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
   if (const binlog::FormatDescriptionEvent* format = decoder_->format()) {
     lex.server_version = VersionNumber(format->server_version);
     lex.mariadb_comments = format->mariadb;
+    lex.mariadb_server = format->mariadb;
   }
   auto applied = tracker_.ApplySql(sql, query.database, lex);
   if (!applied.ok()) {
     // Which replicated tables could the statement be about?
     std::string concerned;
     for (const auto& [key, table] : tables_) {
-      // The statement must name the table, and run in its database or name that too.
-      const schema::TableSchema& source = table->dest.source;
-      if (!MentionsIdentifier(sql, source.name)) continue;
-      const bool in_its_database =
-          query.database.size() == source.database.size() && ContainsNoCase(query.database, source.database);
-      if (!in_its_database && !MentionsIdentifier(sql, source.database)) continue;
-      if (table->stream_from &&
-          mysql::CompareCoordinates({std::string(event.file), event.position},
-                                    {table->stream_from->file, table->stream_from->position}) < 0) {
-        continue;  // copied again after this statement: its schema already includes it
-      }
+      if (!StatementNames(*table, sql, query.database, event)) continue;
       concerned = key;
       break;
     }
@@ -591,6 +678,38 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
     }
   }
   return resume == 0 ? Status::Ok() : EndTransaction(event, resume, true);
+}
+
+bool Pipe::StatementNames(const TableState& table, std::string_view sql, std::string_view database,
+                          const binlog::Event& event) const {
+  // The statement must name the table, and run in its database or name that too.
+  const schema::TableSchema& source = table.dest.source;
+  if (!MentionsIdentifier(sql, source.name)) return false;
+  const bool in_its_database =
+      database.size() == source.database.size() && ContainsNoCase(database, source.database);
+  if (!in_its_database && !MentionsIdentifier(sql, source.database)) return false;
+  // Copied again after this statement: the copy (and its schema) already holds its effect.
+  return !table.stream_from ||
+         mysql::CompareCoordinates({std::string(event.file), event.position},
+                                   {table.stream_from->file, table.stream_from->position}) >= 0;
+}
+
+Status Pipe::ParkStatementTables(const binlog::Event& event, const binlog::QueryEvent& query) {
+  std::string_view sql = Trim(query.query);
+  for (auto& [key, table] : tables_) {
+    if (table->held || !StatementNames(*table, sql, query.database, event)) continue;
+    Error error = ResyncError(
+        key,
+        "a statement written in STATEMENT format may have changed its rows: \"" +
+            std::string(sql.substr(0, 300)) +
+            "\". The binlog holds its text, not the rows it changed, so chsync cannot apply it. A session "
+            "ran with binlog_format=STATEMENT (SET SESSION binlog_format overrides the server's), or a MIXED "
+            "server chose statement form: keep every session in ROW format",
+        event);
+    CHSYNC_RETURN_IF_ERROR(
+        ParkTable(*table, key, error, std::string(sql), Coordinate(event.file, event.position)));
+  }
+  return Status::Ok();
 }
 
 void Pipe::Record(const std::string& key, const std::string& database, const std::string& position,
@@ -1012,7 +1131,10 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   // A row chsync cannot convert for this table parks it (when that concerns the table alone).
   bool parked = false;
   auto append = [&](Status appended) -> Status {
-    if (appended.ok() || parked) return appended;
+    if (appended.ok()) return appended;
+    // The table parked on an earlier image of this row (an update's tombstone): the rest of it
+    // is not applied either. Before, the after-image's error stopped the pipe.
+    if (parked) return Status::Ok();
     Status s = ParkTable(table, it->first, appended.error(), "a row of the table",
                          Coordinate(event.file, event.position));
     parked = s.ok();
@@ -1198,6 +1320,10 @@ Flusher::BatchInfo Pipe::TakeBatchInfo(TableState& table) {
 }
 
 Status Pipe::QueueRows(TableState& table) {
+  // A move to another server must find these rows' transactions there (lineage.h).
+  if (!gtids_.empty() || !committed_.gtid_set.empty()) {
+    CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(gtids_.ToStringWithOpen()));
+  }
   Flusher::BatchInfo info = TakeBatchInfo(table);
   const std::string key = TableKey(table.dest.source.database, table.dest.source.name);
   ReportClamped(key, table.writer->TakeClamped(), caps_.date32);
@@ -1233,6 +1359,28 @@ Status Pipe::SendWriters() {
 Status Pipe::FlushAll() {
   if (!boundaries_.open_xa()) return SendWriters();
   for (auto& [key, table] : tables_) CHSYNC_RETURN_IF_ERROR(FlushTable(key, *table));
+  return Status::Ok();
+}
+
+Status Pipe::SendOpenXaBatches() {
+  if (xa_batches_.empty()) return Status::Ok();
+  CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(gtids_.ToStringWithOpen()));
+  std::vector<XaBatch> batches = std::move(xa_batches_);
+  xa_batches_.clear();
+  std::map<std::string, PendingRowChanges> changes = std::move(xa_changes_);
+  xa_changes_.clear();
+  for (XaBatch& batch : batches) {
+    Flusher::BatchInfo info;
+    // The table's changes count with its first batch.
+    if (auto it = changes.find(batch.table); it != changes.end()) {
+      info.rows = it->second.rows();
+      info.acknowledged = [counted = it->second]() mutable { counted.Count(); };
+      changes.erase(it);
+    }
+    AttachParking(info, batch.table);
+    CHSYNC_RETURN_IF_ERROR(
+        flusher_->Insert(std::move(batch.prefix), std::move(batch.data), 0, std::move(info)));
+  }
   return Status::Ok();
 }
 
@@ -1302,6 +1450,7 @@ Status Pipe::FinishXa(const binlog::Event& event, const Boundary& boundary, bool
   if (!pending.rows_file.empty()) {
     if (commit) {
       CHSYNC_ASSIGN_OR_RETURN(std::vector<XaBatch> batches, ReadXaRows(state_->path(), pending.rows_file));
+      CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(gtids_.ToStringWithOpen()));
       for (XaBatch& batch : batches) {
         auto target = tables_.find(batch.table);
         if (target == tables_.end()) continue;  // no longer replicated (dropped, renamed away)
@@ -1343,9 +1492,9 @@ Status Pipe::FlushAndCheckpoint() {
                outcomes = std::move(request_outcomes_), mariadb = server_.is_mariadb(),
                retention = retention_.get()]() mutable -> Status {
     checkpoint.saved_at_ms = NowMs();
-    // Tables the flusher parked since the stream built this checkpoint: their batches before it
-    // were refused, so the checkpoint must not come without them.
-    MergeHeld(checkpoint.held, park_board_.NotTaken());
+    // Tables the flusher parked, whether or not the stream took them over after it built this
+    // checkpoint: their batches before it were refused, so the checkpoint must not come without them.
+    MergeHeld(checkpoint.held, park_board_.Owed());
     Status saved = state_->Save(checkpoint);
     if (!saved.ok()) return saved;
     ++checkpoints_saved_;
@@ -1370,19 +1519,56 @@ Status Pipe::FlushAndCheckpoint() {
   return Status::Ok();
 }
 
+Result<SourceIdentity> Pipe::ReadSourceIdentity(mysql::Connection& conn) {
+  SourceIdentity id;
+  id.address = source_options_.Address();
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<std::string> server_id, conn.QueryValue("SELECT @@server_id"));
+  std::string_view text = server_id.value_or("");
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id.server_id);
+  if (ec != std::errc() || end != text.data() + text.size()) {
+    return Error(ErrorKind::kServer,
+                 "@@server_id of " + id.address + " is '" + server_id.value_or("NULL") + "'");
+  }
+  if (!server_.is_mariadb()) {
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<std::string> uuid, conn.QueryValue("SELECT @@server_uuid"));
+    id.server_uuid = uuid.value_or("");
+  }
+  return id;
+}
+
+Status Pipe::CheckLanding(const binlog::Event& event, const mysql::StreamEvent& ev,
+                          const binlog::HeartbeatEvent* hb) {
+  const bool gtid = std::holds_alternative<binlog::MariaGtidEvent>(event.body) ||
+                    (std::holds_alternative<binlog::GtidEvent>(event.body) && !ev.artificial);
+  if (!gtid && hb == nullptr) return Status::Ok();
+  check_landing_ = false;
+  std::string why;
+  if (gtid) {
+    // The first transaction the server sends is the first one after the checkpoint's GTIDs.
+    if (mysql::CompareCoordinates(ev.at.coordinate(), {committed_.file, committed_.position}) < 0) {
+      why = fmt::format("the first transaction after GTID {} is at {}, before the checkpoint's {}",
+                        committed_.gtid_set, ev.at.ToString(),
+                        Coordinate(committed_.file, committed_.position));
+    }
+  } else {
+    // Nothing after the checkpoint's GTIDs yet: the server waits at the end of its binlog. Only the
+    // file tells (the server may say where it is in a file it skips through).
+    auto at = BinlogFileSequence(hb->log_file);
+    auto ours = BinlogFileSequence(committed_.file);
+    if (at.ok() && ours.ok() && *at < *ours) {
+      why = fmt::format("its binlog ends in {}, before the checkpoint's {}", hb->log_file,
+                        Coordinate(committed_.file, committed_.position));
+    }
+  }
+  if (why.empty()) return Status::Ok();
+  lineage_break_ = why;
+  return Error(ErrorKind::kNetwork, "the binlog of " + DescribeSource() + " was written anew: " + why);
+}
+
 Result<uint32_t> Pipe::FileSequence(std::string_view file) {
   if (file != sequence_file_ || sequence_base_ != committed_.sequence_base) {
-    CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, BinlogFileSequence(file));
-    // After a move to another server (failover.cpp) its files count on from the previous one's.
-    const int64_t counted = static_cast<int64_t>(sequence) + committed_.sequence_base;
-    if (counted < 1 || counted > static_cast<int64_t>(kMaxFileSequence)) {
-      return Error(
-          ErrorKind::kUnsupported,
-          fmt::format("binlog {} counts as file {} of this pipe (sequence base {}), beyond the {} files "
-                      "row versions can number: run `chsync resync` to copy the tables into fresh ones",
-                      file, counted, committed_.sequence_base, kMaxFileSequence));
-    }
-    sequence_ = static_cast<uint32_t>(counted);
+    // Made durable as the high-water mark before any row of a higher sequence is queued (lineage.h).
+    CHSYNC_ASSIGN_OR_RETURN(sequence_, lineage_->Count(file, committed_.sequence_base));
     sequence_file_ = std::string(file);
     sequence_base_ = committed_.sequence_base;
   }

@@ -120,11 +120,16 @@ void Pipe::AttachParking(Flusher::BatchInfo& info, const std::string& key) {
 
 Status Pipe::PollControl() {
   if (boundaries_.in_transaction() || boundaries_.open_xa()) return Status::Ok();
+  bool took_over = false;
   for (HeldTable& held : park_board_.TakeNew()) {
     auto it = tables_.find(held.table);
     if (it == tables_.end() || it->second->held) continue;
     CHSYNC_RETURN_IF_ERROR(HoldTable(*it->second, std::move(held), /*announce=*/false));
+    took_over = true;
   }
+  // The stream's own checkpoint records the park from now on: saved at once, not at the next
+  // transaction (on a quiet source that may be long).
+  if (took_over) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
   const auto now = CoarseSteadyNow();
   if (now - last_control_poll_ < std::chrono::seconds(1)) return Status::Ok();
   last_control_poll_ = now;

@@ -48,12 +48,11 @@ std::vector<HeldTable> ParkBoard::TakeNew() {
   return out;
 }
 
-std::vector<HeldTable> ParkBoard::NotTaken() const {
+std::vector<HeldTable> ParkBoard::Owed() const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<HeldTable> out;
-  for (const auto& [key, taken] : taken_) {
-    if (!taken) out.push_back(parked_.at(key));
-  }
+  out.reserve(parked_.size());
+  for (const auto& [key, held] : parked_) out.push_back(held);
   return out;
 }
 

@@ -30,9 +30,11 @@ class ParkBoard {
   bool Parked(const std::string& table) const;
   /// The tables parked since the last call (the stream's thread takes them over).
   std::vector<HeldTable> TakeNew();
-  /// Every table on the board that the stream has not taken over yet (what a checkpoint saved now
-  /// must hold besides the stream's own).
-  std::vector<HeldTable> NotTaken() const;
+  /// Every table on the board, taken over by the stream or not, until it is forgotten (copied
+  /// again): what a checkpoint saved now must hold besides the stream's own. A park taken over
+  /// after the stream built a checkpoint is not in that checkpoint's own list, yet the checkpoint
+  /// lies past the refused rows (issue 33, case 2).
+  std::vector<HeldTable> Owed() const;
   /// Forgets `table` (unparked by a request, after the stream took it over).
   void Forget(const std::string& table);
   void Clear();

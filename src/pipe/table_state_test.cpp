@@ -39,15 +39,30 @@ TEST(ParkBoard, TheStreamTakesEachParkedTableOnce) {
   EXPECT_FALSE(board.Park(Held("db.a")));
   EXPECT_TRUE(board.Parked("db.a"));
   EXPECT_FALSE(board.Parked("db.b"));
-  ASSERT_EQ(board.NotTaken().size(), 1u);
+  ASSERT_EQ(board.Owed().size(), 1u);
   std::vector<HeldTable> taken = board.TakeNew();
   ASSERT_EQ(taken.size(), 1u);
   EXPECT_EQ(taken[0].table, "db.a");
   EXPECT_TRUE(board.TakeNew().empty());
-  EXPECT_TRUE(board.NotTaken().empty());
+  EXPECT_EQ(board.Owed().size(), 1u) << "taken over, its rows are still owed";
   EXPECT_TRUE(board.Parked("db.a")) << "taken over, the flusher still skips its batches";
   board.Forget("db.a");
   EXPECT_FALSE(board.Parked("db.a"));
+  EXPECT_TRUE(board.Owed().empty()) << "copied again: nothing owed";
+}
+
+// Issue 33, case 2: the stream builds a checkpoint (no table held), the flusher parks db.a whose
+// INSERT ClickHouse refused, the stream takes the park over before the flusher saves that
+// checkpoint. The checkpoint lies past db.a's refused rows: it must hold db.a.
+TEST(ParkBoard, ACheckpointBuiltBeforeATakeOverStillHoldsThePark) {
+  ParkBoard board;
+  std::vector<HeldTable> built;  // the checkpoint's own list, made before the park
+  ASSERT_TRUE(board.Park(Held("db.a")));
+  ASSERT_EQ(board.TakeNew().size(), 1u);  // PollControl: HoldTable
+  std::vector<HeldTable> saved = built;
+  MergeHeld(saved, board.Owed());  // what the flusher's save merges
+  ASSERT_EQ(saved.size(), 1u);
+  EXPECT_EQ(saved[0].table, "db.a");
 }
 
 TEST(ParkBoard, ParksFromManyThreads) {

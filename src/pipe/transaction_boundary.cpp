@@ -152,7 +152,10 @@ Boundary TransactionBoundaries::Observe(const binlog::Event& event, uint64_t out
   };
   if (std::holds_alternative<binlog::XidEvent>(event.body)) return end(Boundary::Kind::kCommit);
   if (const auto* prepare = std::get_if<binlog::XaPrepareEvent>(&event.body)) {
-    if (prepare->one_phase) return end(Boundary::Kind::kCommit);
+    if (prepare->one_phase) {
+      b.ends_open_xa = xa_.has_value();
+      return end(Boundary::Kind::kCommit);
+    }
     std::string xid = XaIdText(prepare->format_id, prepare->gtrid, prepare->bqual);
     return end(Boundary::Kind::kXaPrepare, std::move(xid));
   }

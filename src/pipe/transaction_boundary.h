@@ -33,6 +33,10 @@ struct Boundary {
   /// Non-zero when the pipe may resume right after this event: the end of the outermost event in the
   /// file (for an event inside a TRANSACTION_PAYLOAD, the payload's end, never a point inside it).
   uint64_t resume = 0;
+  /// kCommit of an XA group that was open (MySQL's XA COMMIT … ONE PHASE): the rows the pipe set
+  /// aside for that group's XA PREPARE (sent out of the writers early by batch limits) count now,
+  /// with the commit (issue 33, case 7: before, they waited for another XA's PREPARE or were lost).
+  bool ends_open_xa = false;
 };
 
 /// Follows the transaction state of one stream, event by event. Not thread-safe.

@@ -222,6 +222,11 @@ TEST(TransactionBoundaries, MySqlXaStatementsDoNotEndTheGroup) {
   EXPECT_EQ(one_phase.kind, Kind::kCommit);
   EXPECT_EQ(one_phase.resume, 600u);
   EXPECT_FALSE(t.in_transaction());
+  // Issue 33, case 7: the rows set aside for the group (a group larger than one batch) count with
+  // this commit; an ordinary commit sets nothing aside.
+  EXPECT_TRUE(one_phase.ends_open_xa);
+  t.Observe(Query("BEGIN"), 700);
+  EXPECT_FALSE(t.Observe(Xid(), 800).ends_open_xa);
 }
 
 TEST(TransactionBoundaries, XaIdForms) {

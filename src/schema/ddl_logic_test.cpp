@@ -4,6 +4,8 @@
 //   mode full|minimal                 tracker metadata mode (resets the tracker)
 //   mariadb on|off                    tracker flavor (resets the tracker)
 //   sql_mode MODES                    lexing modes for later statements ("" for none)
+//   server mariadb|mysql VERSION|any  the server that ran later statements: which versioned
+//                                     comments run (MariaDB skips /*!50700…99999)
 //   database DB                       current database for later statements
 //   reset                             empty tracker
 //   parse            SQL … ---- exact ExplainStatement output
@@ -69,7 +71,8 @@ std::vector<Record> ReadRecords(const std::string& path, std::vector<std::string
       current.argument = space == std::string::npos ? "" : line.substr(space + 1);
       current.line = number;
       const std::string& d = current.directive;
-      if (d == "mode" || d == "mariadb" || d == "sql_mode" || d == "database" || d == "reset") {
+      if (d == "mode" || d == "mariadb" || d == "sql_mode" || d == "server" || d == "database" ||
+          d == "reset") {
         flush();
         continue;
       }
@@ -157,7 +160,20 @@ class Runner {
       options_.mariadb = r.argument == "on";
       tracker_ = Tracker(options_);
     } else if (d == "sql_mode") {
+      LexOptions server = lex_;
       lex_ = LexOptionsFromSqlMode(r.argument);
+      lex_.server_version = server.server_version;
+      lex_.mariadb_comments = server.mariadb_comments;
+      lex_.mariadb_server = server.mariadb_server;
+    } else if (d == "server") {
+      // "mariadb 101106", "mysql 80040", or "any" (every versioned comment runs).
+      std::istringstream words(r.argument);
+      std::string flavor;
+      uint32_t version = 999998;
+      words >> flavor >> version;
+      lex_.server_version = flavor == "any" ? 999998 : version;
+      lex_.mariadb_comments = flavor != "mysql";
+      lex_.mariadb_server = flavor == "mariadb";
     } else if (d == "database") {
       database_ = r.argument;
     } else if (d == "reset") {

@@ -107,6 +107,11 @@ class Lexer {
           for (size_t i = digits_start; i < p; ++i)
             version = version * 10 + static_cast<uint64_t>(sql_[i] - '0');
           bool run = p == digits_start || version <= options_.server_version;
+          // MariaDB skips the MySQL 5.7+ versions of `/*!NNNNN` (not of its own `/*M!`).
+          if (run && mysql_exec && options_.mariadb_server && p != digits_start && version >= 50700 &&
+              version <= 99999) {
+            run = false;
+          }
           if (run) {
             while (pos_ < p) Advance();
             in_exec_comment_ = true;

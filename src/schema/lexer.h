@@ -22,6 +22,12 @@ struct LexOptions {
   uint32_t server_version = 999998;
   /// Whether `/*M!…*/` is code (MariaDB) or a comment (MySQL).
   bool mariadb_comments = true;
+  /// The text was run by a MariaDB server (of version server_version), which reads `/*!NNNNN … */`
+  /// as MariaDB does: code for NNNNN ≤ 50699 and for 100000 ≤ NNNNN ≤ its version, a comment for
+  /// the MySQL 5.7–9.x versions 50700–99999 (a MariaDB server never ran them: Sakila's
+  /// `address.location` is inside `/*!50705 … */`). Off, every version up to server_version runs,
+  /// as MySQL reads it.
+  bool mariadb_server = false;
 };
 
 /// Fills ansi_quotes/no_backslash_escapes from a sql_mode value ("ANSI_QUOTES,STRICT_TRANS_TABLES",

@@ -63,6 +63,9 @@ Status DdlParser::ParseAlterTable(Statement& st) {
       return Unexpected("',' or end of statement");
     }
   }
+  for (AlterOperation& op : st.operations) {
+    if (op.kind == AlterKind::kAddKey) ResolvePeriod(op.key);
+  }
   return Status::Ok();
 }
 
@@ -91,7 +94,7 @@ Status DdlParser::PushTextOperation(Statement& st, size_t start, AlterKind kind)
 
 Status DdlParser::NameIfExists(AlterOperation& op, std::string_view what) {
   op.if_exists = AcceptSeq({"IF", "EXISTS"});
-  CHSYNC_ASSIGN_OR_RETURN(op.name, Identifier(what));
+  CHSYNC_ASSIGN_OR_RETURN(op.name, ColumnName(what));
   return Status::Ok();
 }
 
@@ -108,7 +111,7 @@ Status DdlParser::ParseAlterOperation(Statement& st) {
   }
   if (Accept("RENAME")) return AlterRename(st);
   if (Accept("ALTER")) return AlterAlter(st, start);
-  if (Accept("CONVERT")) return AlterConvert(st);
+  if (Accept("CONVERT")) return AlterConvert(st, start);
   if (Accept("ALGORITHM") || Accept("LOCK")) {
     CHSYNC_RETURN_IF_ERROR(AlgorithmOrLockValue());
     return PushTextOperation(st, start,
@@ -174,11 +177,11 @@ Status DdlParser::AlterAddKey(Statement& st, size_t start) {
 Status DdlParser::AlterColumnDefinition(Statement& st, AlterOperation op, bool in_list) {
   std::string name;
   if (op.kind == AlterKind::kChangeColumn) {
-    CHSYNC_ASSIGN_OR_RETURN(op.name, Identifier("a column name"));
-    CHSYNC_ASSIGN_OR_RETURN(name, Identifier("the new column name"));
+    CHSYNC_ASSIGN_OR_RETURN(op.name, ColumnName());
+    CHSYNC_ASSIGN_OR_RETURN(name, ColumnName("the new column name"));
     op.new_name = name;
   } else {
-    CHSYNC_ASSIGN_OR_RETURN(name, Identifier("a column name"));
+    CHSYNC_ASSIGN_OR_RETURN(name, ColumnName());
     if (op.kind == AlterKind::kModifyColumn) op.name = name;
   }
   CHSYNC_ASSIGN_OR_RETURN(op.definition, ParseColumnDefinition(std::move(name)));
@@ -212,8 +215,9 @@ Status DdlParser::AlterDrop(Statement& st, size_t start) {
   } else if (AcceptSeq({"SYSTEM", "VERSIONING"})) {
     return PushTextOperation(st, start);
   } else if (Accept("PERIOD")) {
+    AcceptSeq({"IF", "EXISTS"});
     CHSYNC_RETURN_IF_ERROR(Expect("FOR"));
-    Next();
+    CHSYNC_RETURN_IF_ERROR(Identifier("a period name"));
     return PushTextOperation(st, start);
   } else {
     Accept("COLUMN");
@@ -279,7 +283,8 @@ Status DdlParser::AlterAlter(Statement& st, size_t start) {
   return Status::Ok();
 }
 
-Status DdlParser::AlterConvert(Statement& st) {
+Status DdlParser::AlterConvert(Statement& st, size_t start) {
+  if (Peek().IsWord("PARTITION") || Peek().IsWord("TABLE")) return ConvertPartition(st, start);
   CHSYNC_RETURN_IF_ERROR(Expect("TO"));
   if (!AcceptCharsetKeyword()) return Unexpected("CHARACTER SET");
   AlterOperation op;
@@ -290,6 +295,35 @@ Status DdlParser::AlterConvert(Statement& st) {
     CHSYNC_ASSIGN_OR_RETURN(std::string co, CharsetName());
     op.options.collation = CanonicalCollation(co);
   }
+  st.operations.push_back(std::move(op));
+  return Status::Ok();
+}
+
+Status DdlParser::ConvertPartition(Statement& st, size_t start) {
+  // Like MariaDB's other partition commands, CONVERT is the statement's only clause.
+  if (!st.operations.empty())
+    return ErrorAt(tokens_[start], "CONVERT PARTITION or TABLE after another clause");
+  AlterOperation op;
+  op.kind = AlterKind::kPartition;
+  op.changes_data = true;
+  if (Accept("PARTITION")) {
+    CHSYNC_RETURN_IF_ERROR(Identifier("a partition name"));
+    CHSYNC_RETURN_IF_ERROR(Expect("TO"));
+    CHSYNC_RETURN_IF_ERROR(Expect("TABLE"));
+    CHSYNC_ASSIGN_OR_RETURN(op.new_table, ParseTableName());
+    if (!AtStatementEnd()) return Unexpected("end of statement");
+    op.converted_table = AlterOperation::ConvertedTable::kCreated;
+  } else {
+    CHSYNC_RETURN_IF_ERROR(Expect("TABLE"));
+    CHSYNC_ASSIGN_OR_RETURN(op.new_table, ParseTableName());
+    CHSYNC_RETURN_IF_ERROR(Expect("TO"));
+    CHSYNC_RETURN_IF_ERROR(Expect("PARTITION"));
+    CHSYNC_RETURN_IF_ERROR(Identifier("a partition name"));
+    // The partition's VALUES and options, skipped as PartitionOperation skips its clauses.
+    CHSYNC_RETURN_IF_ERROR(SkipToEnd());
+    op.converted_table = AlterOperation::ConvertedTable::kDropped;
+  }
+  op.text = TextBetween(start, pos_);
   st.operations.push_back(std::move(op));
   return Status::Ok();
 }

@@ -311,8 +311,6 @@ Status DdlParser::ColumnAttributes(ColumnDefinition& def) {
   Column& c = def.column;
   while (true) {
     const Token& t = Peek();
-    CHSYNC_ASSIGN_OR_RETURN(bool engine_defined, EngineDefinedOption());
-    if (engine_defined) continue;
     if (AcceptSeq({"NOT", "NULL"})) {
       c.nullable = false;
     } else if (Accept("NULL")) {
@@ -357,8 +355,7 @@ Status DdlParser::ColumnAttributes(ColumnDefinition& def) {
       if (!(Accept("DISK") || Accept("MEMORY") || Accept("DEFAULT"))) return Unexpected("DISK or MEMORY");
     } else if (Accept("GENERATED")) {
       CHSYNC_RETURN_IF_ERROR(Expect("ALWAYS"));
-      if (Peek().IsWord("AS") && (Peek(1).IsWord("ROW") || Peek(1).IsWord("IDENTITY"))) {
-        // MariaDB system versioning: GENERATED ALWAYS AS ROW START/END.
+      if (Peek().IsWord("AS") && Peek(1).IsWord("IDENTITY")) {
         Next();
         Next();
         Next();
@@ -391,12 +388,19 @@ Status DdlParser::ColumnAttributes(ColumnDefinition& def) {
                AcceptSeq({"WITHOUT", "SYSTEM", "VERSIONING"})) {
     } else if (Accept("SECONDARY_LOAD") || AcceptSeq({"NOT", "SECONDARY"})) {
     } else {
-      return Status::Ok();
+      CHSYNC_ASSIGN_OR_RETURN(bool engine_defined, EngineDefinedOption());
+      if (!engine_defined) return Status::Ok();
     }
   }
 }
 
 Status DdlParser::GeneratedTail(Column& c) {
+  if (Accept("ROW")) {
+    // MariaDB's system-versioning columns, [GENERATED ALWAYS] AS ROW {START | END}: stored
+    // columns the server fills, as the binlog's row images show them.
+    if (!(Accept("START") || Accept("END"))) return Unexpected("START or END after AS ROW");
+    return Status::Ok();
+  }
   CHSYNC_ASSIGN_OR_RETURN(c.generation_expression, ParenthesisedText());
   c.generated = GeneratedKind::kVirtual;
   if (Accept("STORED") || Accept("PERSISTENT")) {

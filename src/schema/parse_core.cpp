@@ -87,8 +87,15 @@ bool DdlParser::IsIdentifierToken(const Token& t) {
   return t.kind == TokenKind::kQuotedIdentifier || (t.kind == TokenKind::kWord && !IsReserved(t.text));
 }
 
+bool DdlParser::WordBeforeDot(size_t ahead) const {
+  const Token& dot = Peek(ahead + 1);
+  const Token& next = Peek(ahead + 2);
+  return Peek(ahead).kind == TokenKind::kWord && dot.IsPunct(".") && !dot.space_before &&
+         next.kind == TokenKind::kWord && !next.space_before;
+}
+
 Result<std::string> DdlParser::Identifier(std::string_view what) {
-  if (!IsIdentifierToken(Peek())) return Unexpected(what);
+  if (!IsIdentifierToken(Peek()) && !WordBeforeDot()) return Unexpected(what);
   return Next().value;
 }
 
@@ -107,10 +114,13 @@ Result<TableName> DdlParser::ParseTableName() {
   return name;
 }
 
-Result<std::string> DdlParser::ColumnName() {
-  CHSYNC_ASSIGN_OR_RETURN(std::string name, Identifier("a column name"));
-  while (Peek().IsPunct(".") &&
-         (Peek(1).kind == TokenKind::kWord || Peek(1).kind == TokenKind::kQuotedIdentifier)) {
+Result<std::string> DdlParser::ColumnName(std::string_view what) {
+  // At most three parts, the leading dot counting as one (MySQL's field_ident and simple_ident_q).
+  int parts = AcceptPunct(".") ? 2 : 1;
+  CHSYNC_ASSIGN_OR_RETURN(std::string name, Identifier(what));
+  for (; parts < 3 && Peek().IsPunct(".") &&
+         (Peek(1).kind == TokenKind::kWord || Peek(1).kind == TokenKind::kQuotedIdentifier);
+       ++parts) {
     Next();
     name = Next().value;
   }

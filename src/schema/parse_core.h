@@ -80,10 +80,15 @@ class DdlParser {
   static bool IsReserved(std::string_view word);
   static std::string Upper(std::string_view text);
   static bool IsIdentifierToken(const Token& t);
+  /// Whether the token `ahead` is a word written directly before '.' and another word (`default.t`):
+  /// MySQL's and MariaDB's lexers read it as an identifier even when it is a keyword.
+  bool WordBeforeDot(size_t ahead = 0) const;
+  /// An unquoted non-reserved word, a quoted identifier, or any word directly before '.' and a word.
   Result<std::string> Identifier(std::string_view what);
   Result<TableName> ParseTableName();
-  /// Column reference, optionally qualified (db.t.c or t.c); returns the last part.
-  Result<std::string> ColumnName();
+  /// A column reference or field_ident: c, t.c, db.t.c or .c (the qualifier is not checked against
+  /// the table: the server did); returns the last part.
+  Result<std::string> ColumnName(std::string_view what = "a column name");
   /// A plain unsigned integer that fits 32 bits.
   Result<uint32_t> Unsigned32(std::string_view what);
   Status SkipUnsigned32(std::string_view what);
@@ -139,7 +144,9 @@ class DdlParser {
   Status AlterDrop(Statement& st, size_t start);
   Status AlterRename(Statement& st);
   Status AlterAlter(Statement& st, size_t start);
-  Status AlterConvert(Statement& st);
+  Status AlterConvert(Statement& st, size_t start);
+  /// MariaDB's CONVERT PARTITION p TO TABLE x and CONVERT TABLE x TO PARTITION p …, after CONVERT.
+  Status ConvertPartition(Statement& st, size_t start);
   Status AlterOrderBy(Statement& st, size_t start);
   /// ADD [COLUMN] / MODIFY / CHANGE after the keyword (and COLUMN, IF [NOT] EXISTS): `op` has
   /// its kind and flags; FIRST/AFTER is read unless `in_list` (ADD (…)). Keys written on the
@@ -151,7 +158,7 @@ class DdlParser {
   /// Records a clause kept only as its text (kOther unless `kind` says otherwise).
   Status PushTextOperation(Statement& st, size_t start,
                            AlterOperation::Kind kind = AlterOperation::Kind::kOther);
-  /// [IF EXISTS] name, into op.if_exists and op.name.
+  /// [IF EXISTS] name, into op.if_exists and op.name (a qualified name gives its last part).
   Status NameIfExists(AlterOperation& op, std::string_view what);
   static bool AtAlterKeyword(const Token& t);
   bool AtTableOptionStart();
@@ -159,10 +166,15 @@ class DdlParser {
   // ---- parse_keys.cpp ----
   /// Key definitions that start a CREATE TABLE element or follow ALTER … ADD.
   bool AtKeyDefinition() const;
-  /// Returns nullopt for clauses that are parsed but define no key (MariaDB PERIOD FOR …).
+  /// Returns nullopt for clauses that are parsed but define no key (MariaDB's PERIOD FOR, which
+  /// is recorded in `periods_`).
   Result<std::optional<KeyDefinition>> ParseKeyDefinition(bool* if_not_exists = nullptr);
-  /// ( key_part [, key_part]... ) where key_part = col [(len)] [ASC|DESC] | (expr) [ASC|DESC]
+  /// ( key_part [, key_part]... ) where key_part = col [(len)] [ASC|DESC] | (expr) [ASC|DESC];
+  /// a PRIMARY KEY or UNIQUE key may end with MariaDB's `, period WITHOUT OVERLAPS`.
   Status KeyParts(KeyDefinition& key);
+  /// Appends the end and start columns of the period named by key.unresolved_period when this
+  /// statement defined it, and clears unresolved_period.
+  void ResolvePeriod(KeyDefinition& key) const;
   Status References(KeyDefinition& key);
   /// [USING | TYPE] {BTREE | HASH | RTREE}
   Status SkipIndexType();
@@ -183,6 +195,8 @@ class DdlParser {
   Status OptionalLength(Column& c);
   /// float_options of FLOAT/DECIMAL (`require_scale` false) or DOUBLE/REAL's (M,D).
   Status OptionalPrecisionScale(Column& c, bool require_scale);
+  /// What follows [GENERATED ALWAYS] AS: (expr) [VIRTUAL | STORED | PERSISTENT], or MariaDB's
+  /// ROW START / ROW END.
   Status GeneratedTail(Column& c);
   /// The value after DEFAULT (or ON UPDATE).
   Result<DefaultValue> ParseDefault();
@@ -205,17 +219,30 @@ class DdlParser {
   /// goes).
   bool AcceptCharsetKeyword();
   bool AtCharsetKeyword() const;
-  /// MariaDB's engine-defined option as SHOW CREATE TABLE prints it: `NAME`=value, the name
-  /// quoted. False (consuming nothing) when the next tokens are not one.
+  /// MariaDB's engine-defined table, column or index option: NAME = value, the name quoted (as
+  /// SHOW CREATE TABLE prints it) or a word that is no keyword the parser knows (CONNECT's
+  /// TABLE_TYPE=ODBC, a vector index's M=8). False (consuming nothing) when the next tokens are
+  /// not one; callers try the options they know first.
   Result<bool> EngineDefinedOption();
+  /// Whether `word` is a keyword that some option or clause reads before '=' (ENGINE,
+  /// AUTO_INCREMENT, ALGORITHM, KEY_BLOCK_SIZE, …), never an engine-defined option's name.
+  static bool IsOptionKeyword(std::string_view word);
   /// [=] value, the value one number, string, word or quoted identifier.
   Status OptionValue(std::string_view what);
   /// CREATE/ALTER DATABASE options.
   Status ParseDatabaseOptions(Statement& st);
 
+  /// MariaDB's PERIOD FOR name (start, end), as this statement defines them.
+  struct Period {
+    std::string name;
+    std::string start;
+    std::string end;
+  };
+
   std::string_view sql_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
+  std::vector<Period> periods_;
 };
 
 }  // namespace chsync::schema

@@ -50,6 +50,9 @@ Status DdlParser::ParseCreate(Statement& st) {
     index_type = KeyDefinition::Type::kFulltext;
   } else if (Accept("SPATIAL")) {
     index_type = KeyDefinition::Type::kSpatial;
+  } else if (Peek().IsWord("VECTOR") && Peek(1).IsWord("INDEX")) {
+    Next();
+    index_type = KeyDefinition::Type::kVector;
   }
   Accept("ONLINE") || Accept("OFFLINE");
   if (Accept("INDEX")) return ParseCreateIndex(st, index_type);
@@ -112,7 +115,7 @@ Status DdlParser::ParseCreateTable(Statement& st) {
         CHSYNC_ASSIGN_OR_RETURN(std::optional<KeyDefinition> key, ParseKeyDefinition());
         if (key) st.keys.push_back(std::move(*key));
       } else {
-        CHSYNC_ASSIGN_OR_RETURN(std::string name, Identifier("a column name or key definition"));
+        CHSYNC_ASSIGN_OR_RETURN(std::string name, ColumnName("a column name or key definition"));
         CHSYNC_ASSIGN_OR_RETURN(ColumnDefinition def, ParseColumnDefinition(std::move(name)));
         CollectInlineKeys(def, st.keys);
         st.columns.push_back(std::move(def));
@@ -121,6 +124,7 @@ Status DdlParser::ParseCreateTable(Statement& st) {
       if (!AcceptPunct(")")) return Unexpected("',' or ')'");
       break;
     }
+    for (KeyDefinition& key : st.keys) ResolvePeriod(key);
   }
   CHSYNC_RETURN_IF_ERROR(TableOptionList(st.options, /*in_alter=*/false));
   // PARTITION BY …: skipped up to an AS SELECT or the end.

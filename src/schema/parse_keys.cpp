@@ -9,8 +9,11 @@ namespace chsync::schema {
 
 bool DdlParser::AtKeyDefinition() const {
   const Token& t = Peek();
-  if (t.kind != TokenKind::kWord) return false;
-  if (t.IsWord("PERIOD")) return Peek(1).IsWord("FOR");
+  // `key.c INT` is a column qualified by a table named key.
+  if (t.kind != TokenKind::kWord || WordBeforeDot()) return false;
+  if (t.IsWord("PERIOD")) return Peek(1).IsWord("FOR") || Peek(1).IsWord("IF");
+  // MariaDB 11.7's VECTOR {INDEX|KEY} [name] (…); VECTOR alone is also a column name or type.
+  if (t.IsWord("VECTOR")) return Peek(1).IsWord("INDEX") || Peek(1).IsWord("KEY") || Peek(1).IsPunct("(");
   return t.IsWord("CONSTRAINT") || t.IsWord("PRIMARY") || t.IsWord("UNIQUE") || t.IsWord("KEY") ||
          t.IsWord("INDEX") || t.IsWord("FULLTEXT") || t.IsWord("SPATIAL") || t.IsWord("FOREIGN") ||
          t.IsWord("CHECK");
@@ -22,9 +25,17 @@ Result<std::optional<KeyDefinition>> DdlParser::ParseKeyDefinition(bool* if_not_
   };
   KeyDefinition key;
   if (Accept("PERIOD")) {
+    // PERIOD [IF NOT EXISTS] FOR {SYSTEM_TIME | name} (start, end); IF NOT EXISTS only in ALTER.
+    accept_if_not_exists();
     CHSYNC_RETURN_IF_ERROR(Expect("FOR"));
-    Next();
-    CHSYNC_RETURN_IF_ERROR(ParenthesisedText());
+    Period period;
+    CHSYNC_ASSIGN_OR_RETURN(period.name, Identifier("a period name"));
+    CHSYNC_RETURN_IF_ERROR(ExpectPunct("("));
+    CHSYNC_ASSIGN_OR_RETURN(period.start, Identifier("the period's start column"));
+    CHSYNC_RETURN_IF_ERROR(ExpectPunct(","));
+    CHSYNC_ASSIGN_OR_RETURN(period.end, Identifier("the period's end column"));
+    CHSYNC_RETURN_IF_ERROR(ExpectPunct(")"));
+    periods_.push_back(std::move(period));
     return std::optional<KeyDefinition>();
   }
   std::string symbol;
@@ -66,6 +77,9 @@ Result<std::optional<KeyDefinition>> DdlParser::ParseKeyDefinition(bool* if_not_
   } else if (Accept("SPATIAL")) {
     key.type = KeyDefinition::Type::kSpatial;
     Accept("INDEX") || Accept("KEY");
+  } else if (Accept("VECTOR")) {
+    key.type = KeyDefinition::Type::kVector;
+    Accept("INDEX") || Accept("KEY");
   } else if (!symbol.empty() || !(Accept("INDEX") || Accept("KEY"))) {
     return Unexpected("PRIMARY KEY, UNIQUE, INDEX, KEY, FULLTEXT, SPATIAL, FOREIGN KEY or CHECK");
   }
@@ -92,6 +106,12 @@ Status DdlParser::KeyParts(KeyDefinition& key) {
       key.columns.push_back("(" + expr + ")");
     } else {
       CHSYNC_ASSIGN_OR_RETURN(std::string col, ColumnName());
+      bool unique = key.type == KeyDefinition::Type::kPrimary || key.type == KeyDefinition::Type::kUnique;
+      if (unique && !key.columns.empty() && AcceptSeq({"WITHOUT", "OVERLAPS"})) {
+        // MariaDB's opt_without_overlaps: `, period WITHOUT OVERLAPS` ends the list.
+        key.unresolved_period = std::move(col);
+        return ExpectPunct(")");
+      }
       if (AcceptPunct("(")) {
         CHSYNC_RETURN_IF_ERROR(SkipUnsigned32("a key prefix length"));
         CHSYNC_RETURN_IF_ERROR(ExpectPunct(")"));
@@ -101,6 +121,18 @@ Status DdlParser::KeyParts(KeyDefinition& key) {
     Accept("ASC") || Accept("DESC");
     if (AcceptPunct(",")) continue;
     return ExpectPunct(")");
+  }
+}
+
+void DdlParser::ResolvePeriod(KeyDefinition& key) const {
+  if (key.unresolved_period.empty()) return;
+  for (const Period& period : periods_) {
+    if (!EqualsIgnoreCase(period.name, key.unresolved_period)) continue;
+    // The server's order: the period's end, then its start.
+    key.columns.push_back(period.end);
+    key.columns.push_back(period.start);
+    key.unresolved_period.clear();
+    return;
   }
 }
 
@@ -136,8 +168,6 @@ Status DdlParser::SkipIndexType() {
 
 Status DdlParser::IndexOptions() {
   while (true) {
-    CHSYNC_ASSIGN_OR_RETURN(bool engine_defined, EngineDefinedOption());
-    if (engine_defined) continue;
     if (Accept("KEY_BLOCK_SIZE")) {
       AcceptPunct("=");
       CHSYNC_RETURN_IF_ERROR(SkipUnsigned32("a KEY_BLOCK_SIZE"));
@@ -152,7 +182,8 @@ Status DdlParser::IndexOptions() {
     } else if (Accept("ENGINE_ATTRIBUTE") || Accept("SECONDARY_ENGINE_ATTRIBUTE") || Accept("CLUSTERING")) {
       CHSYNC_RETURN_IF_ERROR(OptionValue("an option value"));
     } else {
-      return Status::Ok();
+      CHSYNC_ASSIGN_OR_RETURN(bool engine_defined, EngineDefinedOption());
+      if (!engine_defined) return Status::Ok();
     }
   }
 }

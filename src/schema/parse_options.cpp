@@ -3,9 +3,46 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <span>
+
 #include "schema/parse_core.h"
 
 namespace chsync::schema {
+namespace {
+
+/// Table options that take a value: [=] number, string or word.
+constexpr std::string_view kValued[] = {"AUTO_INCREMENT",   "AVG_ROW_LENGTH",
+                                        "CHECKSUM",         "TABLE_CHECKSUM",
+                                        "COMPRESSION",      "CONNECTION",
+                                        "DELAY_KEY_WRITE",  "ENCRYPTION",
+                                        "INSERT_METHOD",    "KEY_BLOCK_SIZE",
+                                        "MAX_ROWS",         "MIN_ROWS",
+                                        "PACK_KEYS",        "PASSWORD",
+                                        "ROW_FORMAT",       "STATS_AUTO_RECALC",
+                                        "STATS_PERSISTENT", "STATS_SAMPLE_PAGES",
+                                        "PAGE_CHECKSUM",    "TRANSACTIONAL",
+                                        "ENCRYPTED",        "ENCRYPTION_KEY_ID",
+                                        "PAGE_COMPRESSED",  "PAGE_COMPRESSION_LEVEL",
+                                        "IETF_QUOTES",      "SEQUENCE",
+                                        "AUTOEXTEND_SIZE",  "SECONDARY_ENGINE",
+                                        "ENGINE_ATTRIBUTE", "SECONDARY_ENGINE_ATTRIBUTE",
+                                        "STORAGE"};
+
+/// Other words read before '=' by some option or clause.
+constexpr std::string_view kOtherOptionKeywords[] = {
+    "ENGINE",    "TYPE", "COMMENT",    "UNION",      "TABLESPACE", "DATA",       "CHARSET",      "COLLATE",
+    "ALGORITHM", "LOCK", "CLUSTERING", "COMPRESSED", "DEFINER",    "PARTITIONS", "SUBPARTITIONS"};
+
+}  // namespace
+
+bool DdlParser::IsOptionKeyword(std::string_view word) {
+  auto in = [&](std::span<const std::string_view> words) {
+    return std::any_of(words.begin(), words.end(),
+                       [&](std::string_view w) { return EqualsIgnoreCase(w, word); });
+  };
+  return in(kValued) || in(kOtherOptionKeywords);
+}
 
 bool DdlParser::AtCharsetKeyword() const {
   return (Peek().IsWord("CHARACTER") && Peek(1).IsWord("SET")) || Peek().IsWord("CHARSET") ||
@@ -49,9 +86,13 @@ Status DdlParser::OptionValue(std::string_view what) {
 }
 
 Result<bool> DdlParser::EngineDefinedOption() {
-  // MariaDB's SHOW CREATE TABLE and mariadb-dump quote every engine-defined option name
-  // (`PAGE_COMPRESSED`='1', `ENCRYPTED`=YES); an unquoted name is one of the options below.
-  if (Peek().kind != TokenKind::kQuotedIdentifier || !Peek(1).IsPunct("=")) return false;
+  // MariaDB's grammar takes an engine-defined option's name from IDENT_sys, the words that are no
+  // keyword. Its SHOW CREATE TABLE and mariadb-dump quote every name (`PAGE_COMPRESSED`='1',
+  // `ENCRYPTED`=YES); hand-written DDL often does not (ENGINE=CONNECT TABLE_TYPE=ODBC).
+  const Token& t = Peek();
+  bool is_name = t.kind == TokenKind::kQuotedIdentifier ||
+                 (t.kind == TokenKind::kWord && !IsReserved(t.text) && !IsOptionKeyword(t.text));
+  if (!is_name || !Peek(1).IsPunct("=")) return false;
   std::string name = Next().value;
   CHSYNC_RETURN_IF_ERROR(OptionValue(fmt::format("a value for `{}`", name)));
   return true;
@@ -76,8 +117,6 @@ Status DdlParser::TableOptionList(TableOptions& options, bool in_alter) {
 Result<bool> DdlParser::TableOption(TableOptions& options) {
   CHSYNC_ASSIGN_OR_RETURN(bool charset, CharsetOption(options));
   if (charset) return true;
-  CHSYNC_ASSIGN_OR_RETURN(bool engine_defined, EngineDefinedOption());
-  if (engine_defined) return true;
   // DEFAULT goes before the options that take it: charset and collation (above) and ENCRYPTION,
   // as in MySQL 8's `/*!80016 DEFAULT ENCRYPTION='N' */`.
   if (Peek().IsWord("DEFAULT") && Peek(1).IsWord("ENCRYPTION")) Next();
@@ -110,29 +149,13 @@ Result<bool> DdlParser::TableOption(TableOptions& options) {
     }
     return true;
   }
-  static constexpr std::string_view kValued[] = {"AUTO_INCREMENT",   "AVG_ROW_LENGTH",
-                                                 "CHECKSUM",         "TABLE_CHECKSUM",
-                                                 "COMPRESSION",      "CONNECTION",
-                                                 "DELAY_KEY_WRITE",  "ENCRYPTION",
-                                                 "INSERT_METHOD",    "KEY_BLOCK_SIZE",
-                                                 "MAX_ROWS",         "MIN_ROWS",
-                                                 "PACK_KEYS",        "PASSWORD",
-                                                 "ROW_FORMAT",       "STATS_AUTO_RECALC",
-                                                 "STATS_PERSISTENT", "STATS_SAMPLE_PAGES",
-                                                 "PAGE_CHECKSUM",    "TRANSACTIONAL",
-                                                 "ENCRYPTED",        "ENCRYPTION_KEY_ID",
-                                                 "PAGE_COMPRESSED",  "PAGE_COMPRESSION_LEVEL",
-                                                 "IETF_QUOTES",      "SEQUENCE",
-                                                 "AUTOEXTEND_SIZE",  "SECONDARY_ENGINE",
-                                                 "ENGINE_ATTRIBUTE", "SECONDARY_ENGINE_ATTRIBUTE",
-                                                 "STORAGE"};
   for (std::string_view name : kValued) {
     if (Accept(name)) {
       CHSYNC_RETURN_IF_ERROR(OptionValue(fmt::format("a value for {}", name)));
       return true;
     }
   }
-  return false;
+  return EngineDefinedOption();
 }
 
 Status DdlParser::ParseDatabaseOptions(Statement& st) {

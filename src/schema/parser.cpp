@@ -252,6 +252,7 @@ std::string_view KeyTypeName(KeyDefinition::Type type) {
     case KeyDefinition::Type::kIndex: return "index";
     case KeyDefinition::Type::kFulltext: return "fulltext";
     case KeyDefinition::Type::kSpatial: return "spatial";
+    case KeyDefinition::Type::kVector: return "vector";
     case KeyDefinition::Type::kForeign: return "foreign";
     case KeyDefinition::Type::kCheck: return "check";
   }

@@ -62,7 +62,7 @@ struct ColumnDefinition {
 
 /// A key or constraint definition.
 struct KeyDefinition {
-  enum class Type { kPrimary, kUnique, kIndex, kFulltext, kSpatial, kForeign, kCheck };
+  enum class Type { kPrimary, kUnique, kIndex, kFulltext, kSpatial, kVector, kForeign, kCheck };
   Type type = Type::kIndex;
   /// Index name (or constraint symbol for FOREIGN/CHECK); empty when not given.
   std::string name;
@@ -71,6 +71,11 @@ struct KeyDefinition {
   std::vector<std::string> columns;
   TableName references;  ///< FOREIGN KEY target
   std::string check;     ///< CHECK expression text
+  /// MariaDB's `PRIMARY KEY|UNIQUE (…, p WITHOUT OVERLAPS)` over a period the statement does not
+  /// define: the period's name. The server adds the period's end and start columns to the key;
+  /// when the statement defines the period (CREATE TABLE, or ALTER TABLE … ADD PERIOD) they are
+  /// appended to `columns` and this is empty.
+  std::string unresolved_period;
 };
 
 std::string_view KeyTypeName(KeyDefinition::Type type);
@@ -120,13 +125,20 @@ struct AlterOperation {
   KeyDefinition key;
   bool if_exists = false;
   bool if_not_exists = false;
-  TableName new_table;         ///< kRenameTable
+  /// kRenameTable: the new name. kPartition with `converted_table`: the other table.
+  TableName new_table;
   DefaultValue default_value;  ///< kSetDefault
   TableOptions options;        ///< kTableOptions, kConvertCharset (charset/collation)
   /// kPartition/kOther/kAlgorithm/kLock: the clause's source text.
   std::string text;
   /// kPartition only: the clause removes or swaps rows (TRUNCATE/DROP/EXCHANGE PARTITION …).
   bool changes_data = false;
+  /// kPartition only, MariaDB's CONVERT: CONVERT PARTITION p TO TABLE x moves p's rows into x, a new
+  /// table with this table's definition (kCreated); CONVERT TABLE x TO PARTITION p … moves x's rows
+  /// into the new partition p and drops x (kDropped). `new_table` names x; rows move without row
+  /// events either way (`changes_data`).
+  enum class ConvertedTable { kNone, kCreated, kDropped };
+  ConvertedTable converted_table = ConvertedTable::kNone;
 };
 
 std::string_view AlterKindName(AlterOperation::Kind kind);

@@ -133,6 +133,11 @@ void MakePrimaryKeyNotNull(TableSchema& table) {
 
 /// Applies the table's key definitions (CREATE TABLE or ADD) to `table`.
 Status AddKey(TableSchema& table, const KeyDefinition& key) {
+  if (!key.unresolved_period.empty()) {
+    return TableError(table, fmt::format("a key WITHOUT OVERLAPS over period `{}` also holds the period's "
+                                         "columns, and the tracker does not know them",
+                                         key.unresolved_period));
+  }
   for (const std::string& col : key.columns) {
     if (!col.empty() && col[0] == '(') continue;  // functional key part
     if (table.FindColumn(col) < 0) {
@@ -479,9 +484,57 @@ Status Tracker::ApplyCreateLike(const Statement& st, const std::string& db, Appl
 Status Tracker::ApplyAlter(const Statement& st, const std::string& db, ApplyResult& out) {
   using K = AlterOperation::Kind;
   TableName name = Qualified(st.table, db);
+  // MariaDB's CONVERT PARTITION p TO TABLE x creates x with the table's definition (`tracked`, the
+  // table after the statement; nullptr when untracked) and CONVERT TABLE x TO PARTITION p drops x.
+  // Rows move without row events: x's arrival is reported as a partition data change too. An
+  // unqualified x is in the current database, as the server resolves it.
+  auto convert_tables = [&](const TableSchema* tracked) {
+    std::optional<TableSchema> source;
+    if (tracked != nullptr) source = *tracked;
+    for (const AlterOperation& op : st.operations) {
+      if (op.converted_table == AlterOperation::ConvertedTable::kNone) continue;
+      TableName other = Qualified(op.new_table, db.empty() ? name.database : db);
+      TableKey other_key{other.database, other.name};
+      if (op.converted_table == AlterOperation::ConvertedTable::kDropped) {
+        if (tables_.erase(other_key) == 0) {
+          out.notes.push_back(fmt::format("CONVERT TABLE of untracked table {}", Describe(other)));
+          continue;
+        }
+        SchemaChange c;
+        c.kind = ChangeKind::kTableDropped;
+        c.table = other;
+        c.note = "converted into a partition of " + Describe(name);
+        out.changes.push_back(std::move(c));
+        continue;
+      }
+      if (!source) {
+        out.notes.push_back(fmt::format("CONVERT PARTITION of untracked table {}: {} is not tracked",
+                                        Describe(name), Describe(other)));
+        continue;
+      }
+      TableSchema table = *source;
+      table.database = other.database;
+      table.name = other.name;
+      SchemaChange created;
+      created.kind = ChangeKind::kTableCreated;
+      created.table = other;
+      created.schema = table;
+      created.note =
+          fmt::format("converted from a partition of {}{}", Describe(name),
+                      tables_.count(other_key) != 0 ? "; replaced a tracked table of the same name" : "");
+      out.changes.push_back(std::move(created));
+      SchemaChange moved;
+      moved.kind = ChangeKind::kPartitionDataChanged;
+      moved.table = other;
+      moved.note = op.text;
+      out.changes.push_back(std::move(moved));
+      tables_[other_key] = std::move(table);
+    }
+  };
   auto it = tables_.find(TableKey{name.database, name.name});
   if (it == tables_.end()) {
     out.notes.push_back(fmt::format("ALTER TABLE of untracked table {}", Describe(name)));
+    convert_tables(nullptr);
     return Status::Ok();
   }
   const TableSchema before = it->second;
@@ -887,6 +940,7 @@ Status Tracker::ApplyAlter(const Statement& st, const std::string& db, ApplyResu
   } else {
     it->second = std::move(table);
   }
+  convert_tables(Find(final_name.database, final_name.name));
   return Status::Ok();
 }
 

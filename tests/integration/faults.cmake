@@ -12,8 +12,10 @@ if(CHSYNC_BUILD_TESTS)
   target_compile_options(faults_test PRIVATE ${CHSYNC_WARNINGS})
   target_link_libraries(faults_test PRIVATE chsync_pipe_compare chsync_test_env chsync_mysql
     nlohmann_json::nlohmann_json GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(faults_test TEST_FILTER "-FaultsMariaDb.*:FaultsClickHouse.*"
+  gtest_discover_tests(faults_test TEST_FILTER "-FaultsMariaDb.*:FaultsClickHouse.*:FaultsSoak.*"
     PROPERTIES LABELS integration DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(faults_test TEST_FILTER "FaultsSoak.*"
+    PROPERTIES LABELS integration RESOURCE_LOCK "chsync_mysql_fault;chsync_clickhouse_fault" DISCOVERY_TIMEOUT 60)
   gtest_discover_tests(faults_test TEST_FILTER "FaultsMariaDb.*"
     PROPERTIES LABELS integration RESOURCE_LOCK chsync_mysql_fault DISCOVERY_TIMEOUT 60)
   gtest_discover_tests(faults_test TEST_FILTER "FaultsClickHouse.*"

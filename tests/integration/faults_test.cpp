@@ -12,6 +12,8 @@
 //                     pipe_correctness_test's FaultClickHouse suite).
 //   FaultsNetwork     a loopback TCP proxy (tcp_proxy.h) between chsync and each server that drops
 //                     connections, stalls them and delays packets.
+//   FaultsSoak        writers, schema changes and TRUNCATEs for a few minutes while chsync and
+//                     ClickHouse are killed at random (both fault servers' RESOURCE_LOCKs).
 //   FaultsStateDir    the state directory on a small tmpfs that fills up or is remounted read-only
 //                     (tests run as root; a failing mount fails the test), and a second `chsync run`
 //                     on the same state directory.
@@ -21,16 +23,19 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -374,6 +379,162 @@ TEST_F(FaultsClickHouse, KilledWhileStreamingRetriesAndLosesNothing) {
   EXPECT_NO_DUPLICATE_KEYS(p_, "t");
 }
 
+// Issue 33, case 9: ClickHouse 18.16 undid a TRUNCATE when it was killed afterwards (7 rows
+// truncated, 1 inserted: 8 after the restart; a chaos soak saw 1,159 rows against the source's
+// 105). A TRUNCATE that chsync propagated must stay done across a kill -9 of ClickHouse.
+TEST_F(FaultsClickHouse, ATruncateSurvivesAKilledClickHouse) {
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT NOT NULL, s VARCHAR(400))",
+              "INSERT INTO t SELECT seq, seq, 'before' FROM seq_1_to_7"});
+  CommandResult r = p_.Run();
+  ASSERT_RUN_OK(r, "the snapshot");
+  // Several parts, as a streaming pipe leaves them (one INSERT per batch).
+  for (int i = 0; i < 6; ++i) {
+    p_.ExecAll({"INSERT INTO t VALUES (" + std::to_string(100 + i) + ", 1, 'streamed')",
+                "UPDATE t SET v = -v WHERE id = " + std::to_string(1 + i)});
+    r = p_.Run();
+    ASSERT_RUN_OK(r, "streaming");
+  }
+  p_.ExecAll({"TRUNCATE TABLE t", "INSERT INTO t VALUES (1, 1, 'after the truncate')"});
+  r = p_.Run();
+  ASSERT_RUN_OK(r, "the truncate");
+  // Killed at once: ClickHouse 18.16 removes a truncated table's parts from its disk only later.
+  ASSERT_TRUE(testing::KillFaultClickHouse());
+  ASSERT_TRUE(testing::StartFaultClickHouse());
+  EXPECT_EQ(p_.DestCount("t"), "1") << "the truncated rows came back after ClickHouse was killed";
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after ClickHouse was killed and started again");
+  p_.ExecAll({"INSERT INTO t VALUES (2, 2, 'later')"});
+  r = p_.Run();
+  ASSERT_RUN_OK(r, "after the restart");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "streaming after the restart");
+}
+
+// Issue 33: a soak of a few minutes, on servers of its own (the `mysql-fault` MariaDB and the
+// `clickhouse-fault` ClickHouse: RESOURCE_LOCKs of both, faults.cmake). Writers change two tables (inserts,
+// updates, deletes, key changes) while schema changes (ADD COLUMN, a widening MODIFY) and TRUNCATEs come
+// every few seconds; chsync and ClickHouse are killed with SIGKILL at random points and started again. At the
+// end the FINAL views equal the source and `chsync verify` says so. CHSYNC_SOAK_SECONDS sets the length (150
+// s by default); the seed is printed, and CHSYNC_SOAK_SEED repeats a run.
+class FaultsSoak : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(testing::StartFaultClickHouse()) << "the fault ClickHouse must answer before the test";
+    p_.Init("CHSYNC_TEST_MYSQL_FAULT", Dest::kServer, "soak", kServerIdBase, "CHSYNC_TEST_CLICKHOUSE_FAULT");
+  }
+  void TearDown() override {
+    testing::StartFaultClickHouse();
+    p_.Cleanup();
+  }
+  PipeTest p_;
+};
+
+TEST_F(FaultsSoak, WritersSchemaChangesTruncatesAndKills) {
+  ASSERT_TRUE(p_.connected());
+  const char* seconds_env = std::getenv("CHSYNC_SOAK_SECONDS");
+  const int seconds = seconds_env != nullptr ? std::max(10, std::atoi(seconds_env)) : 150;
+  const char* seed_env = std::getenv("CHSYNC_SOAK_SEED");
+  const uint64_t seed = seed_env != nullptr ? std::strtoull(seed_env, nullptr, 10)
+                                            : static_cast<uint64_t>(Clock::now().time_since_epoch().count());
+  std::printf("soak: %d s, seed %llu\n", seconds, static_cast<unsigned long long>(seed));
+  std::mt19937_64 random(seed);
+  auto pick = [&](int from, int to) { return std::uniform_int_distribution<int>(from, to)(random); };
+
+  p_.ExecAll({"CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT NOT NULL, s VARCHAR(400))",
+              "INSERT INTO t SELECT seq, seq, 'seed' FROM seq_1_to_3000",
+              "CREATE TABLE u (k INT PRIMARY KEY, n INT, note VARCHAR(30))",
+              "INSERT INTO u SELECT seq, seq, 'u' FROM seq_1_to_500"});
+  const std::string config = WriteConfig(kFastRetries);
+  const std::string log_dir = MakeTempDir("soak-log");
+  int runs = 0;
+  auto start_run = [&] {
+    return BackgroundProcess::Start(
+        p_.RunArgs(p_.db() + ".*", false, {"--config", config, "--batch-age-ms", "200"}),
+        log_dir + "/run" + std::to_string(++runs) + ".log");
+  };
+  auto run = start_run();
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitForRows(*run, p_, 3000)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+
+  SourceWriter writer(p_.source_url(), p_.db(), 100000);
+  writer.Start();
+  // A second writer on u, with key changes; and schema changes and TRUNCATEs from this thread.
+  std::atomic<bool> stop{false};
+  std::thread other([&] {
+    auto conn = testing::OpenSource(p_.source_url());
+    if (conn == nullptr || !conn->Execute("USE `" + p_.db() + "`").ok()) return;
+    for (int i = 0; !stop.load(); ++i) {
+      const std::string k = std::to_string(1 + i % 500);
+      (void)conn->Execute(i % 5 == 4 ? "UPDATE u SET k = k + 100000 WHERE k = " + k
+                                     : "INSERT INTO u (k, n, note) VALUES (" + k + ", " + std::to_string(i) +
+                                           ", 'w') ON DUPLICATE KEY UPDATE n = n + 1");
+      Sleep(20);
+    }
+  });
+  int kills_chsync = 0, kills_clickhouse = 0, changes = 0;
+  const auto end = Clock::now() + std::chrono::seconds(seconds);
+  while (Clock::now() < end) {
+    Sleep(pick(4000, 9000));
+    switch (pick(0, 3)) {
+      case 0: {  // kill -9 of chsync, started again
+        run->SignalAndWait(SIGKILL, 10'000);
+        ++kills_chsync;
+        run.reset();
+        auto started = start_run();
+        ASSERT_TRUE(started.has_value());
+        run.emplace(std::move(*started));
+        break;
+      }
+      case 1: {  // kill -9 of ClickHouse, started again after a moment
+        ASSERT_TRUE(testing::KillFaultClickHouse());
+        Sleep(pick(500, 3000));
+        ASSERT_TRUE(testing::StartFaultClickHouse());
+        ++kills_clickhouse;
+        break;
+      }
+      default: {  // a schema change or a TRUNCATE
+        const int which = changes++ % 4;
+        const std::string column = "c" + std::to_string(changes);
+        if (which == 0) {
+          p_.Exec("ALTER TABLE u ADD COLUMN " + column + " INT NOT NULL DEFAULT 5");
+        } else if (which == 1) {
+          p_.Exec("ALTER TABLE u MODIFY note VARCHAR(" + std::to_string(40 + changes) + ")");
+        } else if (which == 2) {
+          p_.Exec("TRUNCATE TABLE u");
+        } else {
+          p_.Exec("ALTER TABLE t ADD COLUMN " + column + " VARCHAR(8) DEFAULT 'x'");
+        }
+        break;
+      }
+    }
+    if (!run->Running()) {
+      ADD_FAILURE() << "chsync run exited during the soak:\n" << Tail(run->Log());
+      run.reset();
+      auto started = start_run();
+      ASSERT_TRUE(started.has_value());
+      run.emplace(std::move(*started));
+    }
+  }
+  stop = true;
+  other.join();
+  writer.Stop();
+  std::printf("soak: %lld writes, %d kills of chsync, %d of ClickHouse, %d schema changes or truncates\n",
+              static_cast<long long>(writer.written()), kills_chsync, kills_clickhouse, changes);
+  ASSERT_TRUE(testing::StartFaultClickHouse());
+  for (const char* table : {"t", "u"}) {
+    std::string report = WaitEqualToSource(p_, table, 180);
+    EXPECT_TRUE(report.empty()) << "after the soak (seed " << seed << "), " << table
+                                << " differs from the source:\n"
+                                << report << "\n"
+                                << Tail(run->Log());
+  }
+  StopRun(*run);
+  CommandResult verify = RunCommand({testing::ChsyncBinary(), "verify", "--source", p_.source_url(), "--dest",
+                                     p_.dest_url(), "--tables", p_.db() + ".*", "--state", p_.state()},
+                                    300'000);
+  EXPECT_EQ(verify.exit_code, 0) << "seed " << seed << ":\n" << verify.Describe();
+  EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
 TEST_F(FaultsClickHouse, KilledDuringSnapshotRetriesAndLosesNothing) {
   ASSERT_TRUE(p_.connected());
   constexpr int kRows = 400000;
@@ -527,6 +688,30 @@ TEST_F(FaultsNetwork, StalledSourceConnectionTimesOut) {
   PrintWarnings(run->Log());
   StopRun(*run);
   EXPECT_NO_DUPLICATE_KEYS(p_, "t");
+}
+
+// Issue 33, case 9: a source that does not answer when the pipe starts (every connection reset,
+// then stalled) is waited out with back-off like a reconnect; before, `chsync run` exited 1.
+TEST_F(FaultsNetwork, ASourceUnreachableAtStartIsWaitedFor) {
+  CreateTable(p_, 500);
+  mysql_proxy_->RefuseNew(true);
+  auto run = StartRun();
+  ASSERT_TRUE(run.has_value());
+  const bool said =
+      WaitUntil([&] { return run->Log().find("trying the source again in") != std::string::npos; },
+                std::chrono::seconds(30), std::chrono::milliseconds(200));
+  EXPECT_TRUE(said) << "the log must say that chsync waits for the source:\n" << Tail(run->Log());
+  Sleep(1500);
+  EXPECT_TRUE(run->Running()) << "chsync run exited while the source was unreachable:\n" << Tail(run->Log());
+  mysql_proxy_->RefuseNew(false);
+  mysql_proxy_->Stall();  // a handshake that hangs, then the network back
+  Sleep(2000);
+  mysql_proxy_->Pass();
+  ASSERT_TRUE(WaitForRows(*run, p_, 500)) << "the snapshot did not arrive:\n" << Tail(run->Log());
+  p_.ExecAll({"UPDATE t SET v = -1 WHERE id < 50"});
+  std::string report = WaitEqualToSource(p_, "t", 60);
+  EXPECT_TRUE(report.empty()) << report << "\n" << Tail(run->Log());
+  StopRun(*run);
 }
 
 TEST_F(FaultsNetwork, StalledClickHouseConnectionTimesOut) {

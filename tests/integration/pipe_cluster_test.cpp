@@ -11,6 +11,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <functional>
 #include <set>
 #include <string>
@@ -276,6 +277,43 @@ TEST_P(ClusterScenario, SnapshotStreamingAndSchemaChangesReachEveryNode) {
 
 // `chsync verify` of a cluster copy: through the Distributed tables (several shards) or the
 // replicated tables, from every node; rows changed on one shard's node are found and named.
+// Issue 33, case 4: a kill -9 right after one ClickHouse step of a multi-step change, then a run
+// that must finish the change: an ALTER run on every shard but not yet settled nor its Distributed
+// table made again; a rebuild swap whose second rename ran before its Distributed table was made;
+// a TRUNCATE's replacement table made, and swapped in. (CHSYNC_CRASH_AT ends chsync at the point
+// with _exit, as SIGKILL would: src/common/crash_point.h.)
+TEST_P(ClusterScenario, AKillBetweenAnyTwoStepsOfAChangeConverges) {
+  ASSERT_TRUE(pipe_.connected());
+  pipe_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL, s VARCHAR(20))",
+                 "INSERT INTO t SELECT seq, seq, 'a' FROM seq_1_to_200"});
+  ASSERT_RUN_OK(pipe_.RunCluster(), "(snapshot)");
+  struct Step {
+    const char* point;
+    std::vector<std::string> statements;
+  };
+  const std::vector<Step> steps = {
+      {"alter", {"ALTER TABLE t ADD COLUMN c INT NOT NULL DEFAULT 7", "UPDATE t SET c = id WHERE id <= 20"}},
+      {"rename#2",  // the rebuild's swap: `t` aside, then the copy onto `t`
+       {"ALTER TABLE t DROP PRIMARY KEY, ADD PRIMARY KEY (id, v)",
+        "UPDATE t SET s = 'rebuilt' WHERE id <= 5"}},
+      {"truncate.created", {"TRUNCATE TABLE t", "INSERT INTO t (id, v, s, c) VALUES (1, 1, 'after', 1)"}},
+      {"truncate.swapped", {"TRUNCATE TABLE t", "INSERT INTO t (id, v, s, c) VALUES (2, 2, 'again', 2)"}},
+  };
+  for (const Step& step : steps) {
+    SCOPED_TRACE(step.point);
+    pipe_.ExecAll(step.statements);
+    setenv("CHSYNC_CRASH_AT", step.point, 1);
+    CommandResult crashed = pipe_.RunCluster();
+    unsetenv("CHSYNC_CRASH_AT");
+    EXPECT_EQ(crashed.exit_code, 137) << crashed.Describe();
+    const std::string point = std::string(step.point).substr(0, std::string(step.point).find('#'));
+    ASSERT_NE(crashed.err.find("crash point " + point), std::string::npos) << crashed.Describe();
+    CommandResult again = pipe_.RunCluster();
+    ASSERT_RUN_OK(again, std::string("after a kill at ") + step.point);
+    pipe_.ExpectEveryNodeEqual("t", std::string("after a kill at ") + step.point);
+  }
+}
+
 TEST_P(ClusterScenario, VerifyComparesTheClusterCopy) {
   ASSERT_TRUE(pipe_.connected());
   const bool sharded = GetParam().sharded;

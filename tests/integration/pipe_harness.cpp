@@ -158,6 +158,16 @@ std::string PipeTest::Compare(const std::string& table, const CompareOptions& op
   return CompareTable(*conn_, dest_url_, db_, table, options);
 }
 
+std::string PipeTest::CompareWithin(const std::string& table, int seconds) const {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  std::string report = Compare(table);
+  while (!report.empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    report = Compare(table);
+  }
+  return report;
+}
+
 TsvRows PipeTest::DestQuery(const std::string& sql) const {
   std::string error;
   auto rows = QueryDestination(dest_url_, sql, &error);

@@ -86,6 +86,9 @@ class PipeTest {
 
   /// "" when the destination's FINAL view of `table` equals the source.
   std::string Compare(const std::string& table, const CompareOptions& options = {}) const;
+  /// Compare, asked again every 300 ms until it is "" or `seconds` pass (a running pipe catching
+  /// up): the last answer.
+  std::string CompareWithin(const std::string& table, int seconds) const;
 
   /// Rows of a destination query; records a failure and returns {} when it fails.
   TsvRows DestQuery(const std::string& sql) const;

@@ -69,15 +69,7 @@ class ResumePositionTest : public ::testing::Test {
   }
 
   /// Polls until the FINAL view of t equals the source ("") or `seconds` pass (the difference).
-  std::string EqualWithin(int seconds) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-    std::string report = p_.Compare("t");
-    while (!report.empty() && std::chrono::steady_clock::now() < deadline) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      report = p_.Compare("t");
-    }
-    return report;
-  }
+  std::string EqualWithin(int seconds) { return p_.CompareWithin("t", seconds); }
 
   ReplicationPair pair_;
   PipeTest p_;

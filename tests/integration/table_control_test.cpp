@@ -155,6 +155,54 @@ TEST_P(TableControlTest, AFailingTableParksWhileTheOtherFlowsAndResyncUnparksItO
   EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
 }
 
+// Issue 33, case 9: a session in STATEMENT format changes rows of b. The binlog holds the
+// statement's text, not its rows; before, the QUERY event was skipped silently and ClickHouse kept
+// the old values. Now b parks with the statement and its position, a flows on, resync repairs b.
+TEST_P(TableControlTest, AStatementFormatSessionParksTheTableItChanges) {
+  ASSERT_TRUE(p_.connected());
+  CreateTables(50);
+  StartRun();
+  ASSERT_TRUE(Converges({"a", "b"}, 90)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+
+  p_.ExecAll({"SET SESSION binlog_format = 'STATEMENT'", "UPDATE b SET v = -1 WHERE id <= 10",
+              "SET SESSION binlog_format = 'ROW'", "UPDATE a SET v = -1 WHERE id <= 10"});
+  ASSERT_TRUE(LogHas("table " + Table("b") + " PARKED", 60)) << run_->Log();
+  EXPECT_TRUE(Converges({"a"}, 60)) << p_.Compare("a");
+  EXPECT_TRUE(LogHas("STATEMENT format", 5)) << run_->Log();
+  CommandResult status = p_.ChsyncStatus();
+  EXPECT_NE(status.out.find(Table("b") + "  parked"), std::string::npos) << status.Describe();
+  EXPECT_NE(status.out.find("UPDATE b SET v = -1"), std::string::npos) << status.Describe();
+
+  CommandResult resync = Control("resync", Table("b"));
+  EXPECT_EQ(resync.exit_code, 0) << resync.Describe();
+  EXPECT_TRUE(Converges({"a", "b"}, 120)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
+}
+
+// Issue 33, case 9: a session with binlog_row_image=MINIMAL (or NOBLOB) updates rows of b: its row
+// images leave columns out. b parks — a partial row is never applied as if it were whole — while a
+// flows on (before, the after-image's error stopped the whole pipe), and resync repairs b.
+TEST_P(TableControlTest, APartialRowImageSessionParksTheTableItChanges) {
+  ASSERT_TRUE(p_.connected());
+  CreateTables(50);
+  StartRun();
+  ASSERT_TRUE(Converges({"a", "b"}, 90)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+
+  p_.ExecAll({"SET SESSION binlog_row_image = 'MINIMAL'", "UPDATE b SET v = -1 WHERE id <= 10",
+              "SET SESSION binlog_row_image = 'FULL'", "UPDATE a SET v = -1 WHERE id <= 10"});
+  ASSERT_TRUE(LogHas("table " + Table("b") + " PARKED", 60)) << run_->Log();
+  EXPECT_TRUE(Converges({"a"}, 60)) << p_.Compare("a");
+  EXPECT_TRUE(run_->Running()) << run_->Log();
+  CommandResult status = p_.ChsyncStatus();
+  EXPECT_NE(status.out.find(Table("b") + "  parked"), std::string::npos) << status.Describe();
+  EXPECT_NE(status.out.find("binlog_row_image"), std::string::npos) << status.Describe();
+
+  CommandResult resync = Control("resync", Table("b"));
+  EXPECT_EQ(resync.exit_code, 0) << resync.Describe();
+  EXPECT_TRUE(Converges({"a", "b"}, 120)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
+}
+
 // The stop policy keeps the behaviour from before parking: the pipe stops with the error.
 TEST_P(TableControlTest, StopPolicyStopsThePipe) {
   ASSERT_TRUE(p_.connected());

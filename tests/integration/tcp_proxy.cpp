@@ -155,7 +155,7 @@ void TcpProxy::AcceptLoop() {
       continue;
     }
     int server = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in to = Loopback(target_port_);
+    sockaddr_in to = Loopback(target_port_.load());
     if (server < 0 || connect(server, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
       if (server >= 0) close(server);
       CloseHard(client);

@@ -40,6 +40,9 @@ class TcpProxy {
   void Delay(int ms);
   /// Closes every connection open now, both sides (new connections are accepted as the mode says).
   void DropAll();
+  /// New connections go to 127.0.0.1:`target_port` from now on (a VIP, a DNS name or a proxy such as
+  /// ProxySQL re-pointed to another server); open ones stay where they are until DropAll().
+  void Retarget(int target_port) { target_port_.store(target_port); }
   /// While true, a new connection is closed as soon as it is accepted (a server that refuses).
   void RefuseNew(bool refuse) { refuse_new_.store(refuse); }
 
@@ -56,7 +59,7 @@ class TcpProxy {
 
   int listen_fd_;
   int port_;
-  int target_port_;
+  std::atomic<int> target_port_;
   int wake_[2] = {-1, -1};
   std::atomic<bool> stop_{false};
   std::atomic<int> mode_{0};  ///< 0 pass, 1 stall, 2 delay
