@@ -8,6 +8,7 @@
 
 #include "common/log.h"
 #include "pipe/pipeline_internal.h"
+#include "pipe/resume_position.h"
 
 namespace chsync::pipe {
 
@@ -255,6 +256,24 @@ Status Pipe::CheckSourceIdentity() {
   // Move every position of the checkpoint onto this server's binlog: where the same transactions
   // begin there.
   const SourcePosition old = checkpoint_.resume;
+  if (same_server) {
+    // However the break was found (a GTID start that landed early, a position check), the binlog
+    // must begin where the checkpoint's GTIDs end; else GTID numbers after them name other
+    // transactions and a GTID start would skip those. MySQL's GTID sets are not checked so here.
+    if (!server_.is_mariadb()) {
+      return BinlogGap(
+          "the binlog of " + DescribeSource() + " was written anew (" + lineage_break_ +
+          "), and chsync cannot tell on MySQL whether it goes on from the checkpoint's GTID set " +
+          old.gtid_set);
+    }
+    CHSYNC_ASSIGN_OR_RETURN(std::string gap, RewrittenBinlogGapOn(*control_, old.gtid_set));
+    if (!gap.empty()) {
+      return BinlogGap("the binlog this pipe read is gone from " + DescribeSource() +
+                       ": it was written anew (" + lineage_break_ +
+                       "), and it does not begin where the checkpoint's GTID position " + old.gtid_set +
+                       " ends (" + gap + ")");
+    }
+  }
   auto located = LocateGtidStart(old.gtid_set);
   if (!located.ok()) {
     if (located.error().server_code() == 1236) {

@@ -197,9 +197,11 @@ ResumeChoice ChooseResumeOnOneServer(const ResumeFacts& facts) {
     auto gtid = GtidOfEventInfo(facts.event->info);
     if (!gtid) return {false, "the GTID event at " + where + " names no GTID ('" + facts.event->info + "')"};
     if (std::string why = NotTheNextTransaction(state, *gtid); !why.empty()) {
-      // A transaction of a domain the checkpoint does not name may begin there; one it holds
-      // already, or a later one of its domain, may not.
-      if (state.domains().contains(gtid->domain)) {
+      // One the checkpoint holds already cannot follow it in the binlog it was read from. A later
+      // one of its domain may (`SET gtid_seq_no` skips numbers), and a domain it does not name may
+      // begin there: GTID finds the place, as before.
+      auto it = state.domains().find(gtid->domain);
+      if (it != state.domains().end() && gtid->seq <= it->second.seq) {
         return Rewritten(facts, state, "the transaction at " + where + ": " + why);
       }
       return {false, "the transaction at " + where + ": " + why};
@@ -315,6 +317,28 @@ ResumeChoice DecideResume(mysql::Connection& conn, ResumeFacts facts) {
               facts.connected.server_id, choice.reason);
   }
   return decided(choice);
+}
+
+Result<std::string> RewrittenBinlogGapOn(mysql::Connection& conn, const std::string& gtid_position) {
+  auto position = mysql::MariaDbGtidList::Parse(gtid_position);
+  if (!position.ok()) return "the checkpoint's GTID position '" + gtid_position + "' does not parse";
+  CHSYNC_ASSIGN_OR_RETURN(mysql::QueryResult logs, conn.Query("SHOW BINARY LOGS"));
+  const int name = logs.ColumnIndex("Log_name");
+  if (name < 0 || logs.rows.empty() || !logs.rows.front()[static_cast<size_t>(name)]) {
+    return std::string("the server lists no binlog file");
+  }
+  const std::string first = *logs.rows.front()[static_cast<size_t>(name)];
+  CHSYNC_ASSIGN_OR_RETURN(mysql::QueryResult events,
+                          conn.Query("SHOW BINLOG EVENTS IN " + mysql::QuoteString(first) + " LIMIT 4"));
+  const int type = events.ColumnIndex("Event_type");
+  const int info = events.ColumnIndex("Info");
+  std::string list;
+  for (const auto& row : events.rows) {
+    if (type >= 0 && info >= 0 && row[static_cast<size_t>(type)].value_or("") == "Gtid_list") {
+      list = row[static_cast<size_t>(info)].value_or("");
+    }
+  }
+  return RewrittenBinlogGap(*position, list);
 }
 
 }  // namespace chsync::pipe

@@ -110,6 +110,10 @@ std::string PositionRuledOut(const ResumeFacts& facts);
 /// the Info of the Gtid_list event that begins the server's earliest binlog file.
 std::string RewrittenBinlogGap(const mysql::MariaDbGtidList& position, std::string_view gtid_list);
 
+/// RewrittenBinlogGap for the MariaDB server `conn` reaches (its earliest binlog file's Gtid_list):
+/// "" when its binlog begins where `gtid_position` ends.
+Result<std::string> RewrittenBinlogGapOn(mysql::Connection& conn, const std::string& gtid_position);
+
 /// The decision, from every field of `facts` (see the file comment).
 ResumeChoice ChooseResume(const ResumeFacts& facts);
 

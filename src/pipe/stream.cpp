@@ -870,6 +870,7 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
       if (table != nullptr) CHSYNC_RETURN_IF_ERROR(CancelRebuild(*table));
       dropped_[key] = plan.after;
       tables_.erase(key);
+      park_board_.Forget(key);  // its rows are no longer owed: the table is gone
       std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
         return s.database == name.database && s.table == name.name;
       });
@@ -947,6 +948,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
       if (replicate_to) CHSYNC_RETURN_IF_ERROR(CheckPlaceFree(to.database, to.name, from_key));
       std::unique_ptr<TableState> state = std::move(it->second);
       tables_.erase(it);
+      park_board_.Forget(from_key);  // a park moves with the table's own state (state->held)
       const bool rebuilding = state->rebuild != nullptr;
       CHSYNC_RETURN_IF_ERROR(CancelRebuild(*state));
       CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
