@@ -245,6 +245,24 @@ void CheckGtid(const mysql::ServerInfo& info, const mysql::ConnectOptions& optio
   report.Line("usable as a source", usable);
 }
 
+/// Foreign keys that change replicated rows without binlog row events (issue 33, case 9).
+void CheckCascades(mysql::Connection& conn, const mysql::TableFilter& selected, Report& report) {
+  auto cascades = mysql::CascadingForeignKeys(conn, selected);
+  if (!cascades.ok()) {
+    report.Warn("reading the source's foreign keys failed: " + cascades.error().message());
+    return;
+  }
+  if (cascades->empty()) return;
+  std::string list;
+  for (const mysql::CascadingForeignKey& fk : *cascades) list += "\n      " + fk.Describe();
+  report.Warn(fmt::format(
+      "{} cascading foreign key{} change{} replicated tables inside the storage engine, without binlog row "
+      "events, and chsync does not follow cascades yet: ClickHouse keeps the child rows a cascade changes or "
+      "removes. After such a change run `chsync resync --table CHILD` (and `chsync verify` to find them), or "
+      "keep cascading actions off replicated child tables:{}",
+      cascades->size(), cascades->size() == 1 ? "" : "s", cascades->size() == 1 ? "s" : "", list));
+}
+
 /// Under "Tables": each table's effective mapping (table_options), checked against its source
 /// columns as `chsync run` checks it at start-up (without the server's capabilities).
 void CheckMappings(mysql::Connection& conn, bool mariadb, const std::vector<mysql::TableInfo>& tables,
@@ -511,6 +529,7 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
                     "one row by key there; add a primary key where you can",
                     without_key, without_key == 1 ? "" : "s"));
   }
+  if (!tables->empty()) CheckCascades(**conn, selected, report);
   if (!o.config_file.empty() && !tables->empty())
     CheckMappings(**conn, info.is_mariadb(), *tables, o, report);
   if (temporal != nullptr && !tables->empty())

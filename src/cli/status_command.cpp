@@ -155,6 +155,11 @@ int RunStatusCommand(const StatusOptions& o) {
     fmt::print("schema policies\n");
     for (const std::string& line : run.policies) fmt::print("  {}\n", line);
   }
+  if (!run.cascades.empty()) {
+    fmt::print(
+        "cascading foreign keys (not followed: `chsync resync --table CHILD` after a cascading change)\n");
+    for (const std::string& line : run.cascades) fmt::print("  {}\n", line);
+  }
   fmt::print("schema changes {}\n", run.schema_changes.size());
   for (const pipe::SchemaChangeRecord& r : run.schema_changes) {
     fmt::print("  {} UTC  {}  {}: {}\n", UtcTime(r.at_ms), r.position, r.table, r.statement);

@@ -203,6 +203,99 @@ std::string CreateDistributed(std::string_view database, std::string_view table,
          ", " + ShardingExpression(sorting_key) + ")";
 }
 
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\n')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+/// The top-level arguments of `text`, the inside of an engine's parentheses, trimmed.
+std::vector<std::string_view> SplitArguments(std::string_view text) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quote != 0) {
+      if (ch == '\\') {
+        ++i;
+      } else if (ch == quote) {
+        quote = 0;
+      }
+    } else if (ch == '\'' || ch == '`' || ch == '"') {
+      quote = ch;
+    } else if (ch == '(' || ch == '[') {
+      ++depth;
+    } else if (ch == ')' || ch == ']') {
+      --depth;
+    } else if (ch == ',' && depth == 0) {
+      out.push_back(Trim(text.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  out.push_back(Trim(text.substr(start)));
+  return out;
+}
+
+/// `name` without the quotes ClickHouse may print around it ('x', `x`, "x"); escapes undone.
+std::string Unquoted(std::string_view name) {
+  if (name.size() < 2 || (name.front() != '\'' && name.front() != '`' && name.front() != '"') ||
+      name.back() != name.front()) {
+    return std::string(name);
+  }
+  std::string out;
+  for (size_t i = 1; i + 1 < name.size(); ++i) {
+    if (name[i] == '\\' && i + 2 < name.size()) ++i;
+    out += name[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<DistributedDifference> DistributedDiffers(std::string_view engine_full,
+                                                        std::string_view cluster,
+                                                        std::string_view local_database,
+                                                        std::string_view table,
+                                                        std::string_view sorting_key) {
+  using Kind = DistributedDifference::Kind;
+  engine_full = Trim(engine_full);
+  constexpr std::string_view kEngine = "Distributed(";
+  if (!engine_full.starts_with(kEngine) || !engine_full.ends_with(")")) {
+    return DistributedDifference{Kind::kOther,
+                                 "it is not a Distributed table (" + std::string(engine_full) + ")", ""};
+  }
+  std::vector<std::string_view> args =
+      SplitArguments(engine_full.substr(kEngine.size(), engine_full.size() - kEngine.size() - 1));
+  if (args.size() != 4) {
+    return DistributedDifference{Kind::kOther,
+                                 "its engine has " + std::to_string(args.size()) + " arguments, not 4 (" +
+                                     std::string(engine_full) + ")",
+                                 ""};
+  }
+  if (Unquoted(args[0]) != cluster) {
+    return DistributedDifference{
+        Kind::kOther, "it is over cluster " + std::string(args[0]) + ", not " + std::string(cluster), ""};
+  }
+  if (Unquoted(args[1]) != local_database || Unquoted(args[2]) != table) {
+    return DistributedDifference{Kind::kOther,
+                                 "it reads " + std::string(args[1]) + "." + std::string(args[2]) + ", not " +
+                                     std::string(local_database) + "." + std::string(table),
+                                 ""};
+  }
+  const std::string ours = ShardingExpression(sorting_key);
+  const std::string printed = "cityHash64(toString((" + std::string(sorting_key) + ")))";
+  if (args[3] != ours && args[3] != printed) {
+    return DistributedDifference{Kind::kShardingKey,
+                                 "it shards by " + std::string(args[3]) + ", not by " + ours,
+                                 std::string(args[3])};
+  }
+  return std::nullopt;
+}
+
 std::string DropDistributed(std::string_view database, std::string_view table, std::string_view cluster) {
   return "DROP TABLE IF EXISTS " + QualifiedName(database, table) + " ON CLUSTER " + QuoteIdentifier(cluster);
 }

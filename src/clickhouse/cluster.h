@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -74,6 +75,25 @@ std::string ShardingExpression(std::string_view sorting_key);
 std::string CreateDistributed(std::string_view database, std::string_view table,
                               std::string_view local_database, std::string_view cluster,
                               std::string_view sorting_key);
+
+/// How a Distributed table differs from the one chsync makes.
+struct DistributedDifference {
+  /// kShardingKey: over the right cluster and local table, sharded by another expression
+  /// (`sharding`); kOther: anything else (another cluster or table, other arguments, no Distributed).
+  enum class Kind { kShardingKey, kOther };
+  Kind kind = Kind::kOther;
+  std::string what;      ///< as a phrase: "it shards by rand(), not by cityHash64(…)"
+  std::string sharding;  ///< kShardingKey: the table's sharding expression
+};
+
+/// How a table whose system.tables engine_full is `engine_full` differs from the Distributed table
+/// CreateDistributed(…, local_database, table, cluster, sorting_key) makes; none when it does not.
+/// Names compare unquoted ('c', `c` and c alike); the sharding key as 18.16 prints a tuple,
+/// `(k1, k2)`, or as later versions do, `tuple(k1, k2)`.
+std::optional<DistributedDifference> DistributedDiffers(std::string_view engine_full,
+                                                        std::string_view cluster,
+                                                        std::string_view local_database,
+                                                        std::string_view table, std::string_view sorting_key);
 
 /// DROP TABLE IF EXISTS `database`.`table` ON CLUSTER `cluster`: the Distributed table (its data
 /// stays in the local tables).

@@ -58,6 +58,52 @@ TEST(ClusterTest, DistributedTableOverTheLocalOne) {
       "assumeNotNull(id)))))");
 }
 
+TEST(ClusterTest, ADistributedTableChsyncMadeIsRecognisedAsEveryVersionPrintsIt) {
+  // As 18.16 printed chsync's own statement (tuple printed as a parenthesised list) and as later
+  // versions keep it; names quoted or not.
+  EXPECT_EQ(DistributedDiffers("Distributed(sharded, shop_local, t, cityHash64(toString((id, s))))",
+                               "sharded", "shop_local", "t", "id, s"),
+            std::nullopt);
+  EXPECT_EQ(
+      DistributedDiffers("Distributed(`my-cluster`, 'shop_local', `t\\`x`, cityHash64(toString(tuple(id))))",
+                         "my-cluster", "shop_local", "t`x", "id"),
+      std::nullopt);
+}
+
+TEST(ClusterTest, ADistributedTableTheUserChangedIsNamedWithTheDifference) {
+  auto differs = [](std::string_view engine) {
+    auto d = DistributedDiffers(engine, "sharded", "shop_local", "t", "id");
+    return d ? d->what : std::string("(same)");
+  };
+  EXPECT_EQ(differs("Distributed('sharded', shop_local, 't', rand())"),
+            "it shards by rand(), not by cityHash64(toString(tuple(id)))");
+  auto sharding = DistributedDiffers("Distributed(sharded, shop_local, t, intHash64(id))", "sharded",
+                                     "shop_local", "t", "id");
+  ASSERT_TRUE(sharding.has_value());
+  EXPECT_EQ(sharding->kind, DistributedDifference::Kind::kShardingKey);
+  EXPECT_EQ(sharding->sharding, "intHash64(id)");
+  EXPECT_EQ(DistributedDiffers("Distributed(other, shop_local, t, intHash64(id))", "sharded", "shop_local",
+                               "t", "id")
+                ->kind,
+            DistributedDifference::Kind::kOther);
+  EXPECT_EQ(differs("Distributed(other, shop_local, t, cityHash64(toString((id))))"),
+            "it is over cluster other, not sharded");
+  EXPECT_EQ(differs("Distributed(sharded, shop_local, t2, cityHash64(toString((id))))"),
+            "it reads shop_local.t2, not shop_local.t");
+  EXPECT_EQ(differs("Distributed(sharded, shop_local, t)"),
+            "its engine has 3 arguments, not 4 (Distributed(sharded, shop_local, t))");
+  EXPECT_EQ(
+      differs("Distributed(sharded, shop_local, t, cityHash64(toString((id))), 'ssd')"),
+      "its engine has 5 arguments, not 4 (Distributed(sharded, shop_local, t, cityHash64(toString((id))), "
+      "'ssd'))");
+  EXPECT_EQ(differs("ReplacingMergeTree(_chsync_version) ORDER BY id"),
+            "it is not a Distributed table (ReplacingMergeTree(_chsync_version) ORDER BY id)");
+  // A comma inside a quoted name or a call does not split arguments.
+  EXPECT_EQ(DistributedDiffers("Distributed('a,b', shop_local, t, cityHash64(toString((id, 'x,y'))))", "a,b",
+                               "shop_local", "t", "id, 'x,y'"),
+            std::nullopt);
+}
+
 TEST(ClusterTest, ShardedTargetsAddressTheLocalTables) {
   DdlTarget target{.database = "shop", .cluster = "sharded"};
   target.replication_path = "/clickhouse/tables/{sharded_shard}/{database}/{table}";

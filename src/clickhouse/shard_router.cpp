@@ -156,10 +156,6 @@ bool Printable(const MappedType& t) {
   }
 }
 
-bool DeclaresEmptyLabel(const MappedType& t) {
-  return std::any_of(t.labels.begin(), t.labels.end(), [](const std::string& l) { return l.empty(); });
-}
-
 void AppendQuoted(std::string_view bytes, std::string& out) {
   out.push_back('\'');
   for (char c : bytes) {
@@ -316,8 +312,9 @@ Status AppendValue(const MappedType& t, std::string_view v, KeyStyle style, std:
         CHSYNC_RETURN_IF_ERROR(need(2));
         n = Fixed<int16_t>(v);
       }
-      if (n == 0 && !DeclaresEmptyLabel(t)) {
-        AppendQuoted("", out);
+      const std::optional<std::string> zero = n == 0 ? EnumZeroLabel(t.labels, t.nullable) : std::nullopt;
+      if (zero) {
+        AppendQuoted(*zero, out);
       } else if (n >= 1 && static_cast<size_t>(n) <= t.labels.size()) {
         AppendQuoted(t.labels[static_cast<size_t>(n) - 1], out);
       } else {
@@ -345,9 +342,12 @@ Status AppendValue(const MappedType& t, std::string_view v, KeyStyle style, std:
   return Status::Ok();
 }
 
-/// What assumeNotNull() of a NULL of `t` prints: the nested type's default value.
+/// What assumeNotNull() of a NULL of `t` prints: the zero value of the nested type (an enum's 0).
 void AppendDefault(const MappedType& t, KeyStyle style, std::string& out) {
-  if (IsStringEncoding(t.encoding) || t.encoding == Encoding::kEnum8 || t.encoding == Encoding::kEnum16) {
+  if (t.encoding == Encoding::kEnum8 || t.encoding == Encoding::kEnum16) {
+    // A NULL stores 0, whose label MapColumn writes into the type of every Nullable enum.
+    AppendQuoted(EnumZeroLabel(t.labels, t.nullable).value_or(""), out);
+  } else if (IsStringEncoding(t.encoding)) {
     out += "''";
   } else if (t.encoding == Encoding::kDecimal32 || t.encoding == Encoding::kDecimal64) {
     AppendDecimal(0, t.scale, style, out);
@@ -467,6 +467,13 @@ Result<std::vector<KeyPart>> ParseSortingKey(std::string_view sorting_key) {
   return parts;
 }
 
+std::string KeyStyleName(const KeyStyle& style) {
+  if (!style.zero_date_is_epoch && !style.trim_decimal_zeros) return "18.16";
+  if (style.zero_date_is_epoch && style.trim_decimal_zeros) return "21.9+";
+  return style.zero_date_is_epoch ? "zero dates as 1970-01-01, decimals at their scale"
+                                  : "zero dates as zeros, decimals trimmed";
+}
+
 Result<ShardRouter> ShardRouter::Create(std::string_view sorting_key, std::span<const std::string> columns,
                                         std::span<const MappedType> types, std::vector<uint32_t> weights,
                                         KeyStyle style) {
@@ -482,11 +489,6 @@ Result<ShardRouter> ShardRouter::Create(std::string_view sorting_key, std::span<
     if (!Printable(t)) {
       return Error(ErrorKind::kUnsupported, "key column " + k.column + " of type " + t.type +
                                                 " (its text in the sharding key is not reproduced here)");
-    }
-    if (k.kind == KeyPart::Kind::kAssumeNotNull && t.nullable &&
-        (t.encoding == Encoding::kEnum8 || t.encoding == Encoding::kEnum16) && DeclaresEmptyLabel(t)) {
-      return Error(ErrorKind::kUnsupported,
-                   "key column " + k.column + ": a NULL of " + t.type + " has no enum member to print");
     }
     parts.push_back({k.kind, index});
   }

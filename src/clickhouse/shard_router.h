@@ -44,6 +44,10 @@ struct KeyStyle {
   bool operator==(const KeyStyle&) const = default;
 };
 
+/// The ClickHouse versions that print keys in `style`: "18.16" (zeros, decimals at their scale),
+/// "21.9+" (epoch, trimmed), or the two settings for a mix no release was seen with.
+std::string KeyStyleName(const KeyStyle& style);
+
 /// The shard of a row by its key. Built for one writer layout; not thread-safe (scratch space).
 class ShardRouter {
  public:

@@ -196,6 +196,55 @@ TEST_P(ShardRouterServerTest, StoredRowsHashAsTheRouterSays) {
   (void)conn_->Execute("DROP DATABASE " + QuoteIdentifier(db));
 }
 
+// Issue 33, case 7: NULLs of a Nullable ENUM that declares '' in a keyless table's key. The
+// server prints the stored 0 as the label MapColumn gives it (no label: Code 49 on 18.16,
+// UNKNOWN_ELEMENT_OF_ENUM on 26.7), and the router prints the same.
+TEST_P(ShardRouterServerTest, NullOfAnEnumDeclaringEmptyHashesAsTheRouterSays) {
+  const std::string db = UniqueDatabase("router_enum");
+  ASSERT_TRUE(conn_->Execute("CREATE DATABASE " + QuoteIdentifier(db)).ok());
+  schema::Column e;
+  e.name = "e";
+  e.type = schema::ColumnType::kEnum;
+  e.enum_values = {"a", "", "b"};
+  auto version = conn_->Version();
+  ASSERT_TRUE(version.ok()) << version.error().message();
+  auto mapped = MapColumn(e, FromVersion(*version));
+  ASSERT_TRUE(mapped.ok()) << mapped.error().message();
+  MappedType x;
+  x.type = "Int32";
+  x.encoding = Encoding::kInt32;
+  const std::vector<std::string> names = {"e", "x"};
+  const std::vector<MappedType> types = {*mapped, x};
+  const std::string key = "isNull(e), assumeNotNull(e), x";
+  ASSERT_TRUE(conn_
+                  ->Execute("CREATE TABLE " + QualifiedName(db, "t") + " (e " + mapped->type +
+                            ", x Int32) ENGINE = MergeTree ORDER BY (" + key + ")")
+                  .ok());
+  auto router = ShardRouter::Create(key, names, types, {1, 1}, ProbeStyle(*conn_).value_or(KeyStyle{}));
+  ASSERT_TRUE(router.ok()) << router.error().message();
+  RowBinaryEncoder encoder(types);
+  std::vector<std::string> texts;
+  for (int64_t i = 0; i < 40; ++i) {
+    // NULL, MySQL's invalid index 0 (written as the declared ''), 'a', '' and 'b'.
+    std::vector<Cell> row = {i % 8 == 0 ? Cell(NullCell{}) : Cell(static_cast<uint64_t>(i % 4)), i};
+    ASSERT_TRUE(encoder.AppendRow(row).ok()) << i;
+    auto text = router->KeyText(row);
+    ASSERT_TRUE(text.ok()) << text.error().message();
+    texts.push_back(*text);
+  }
+  ASSERT_TRUE(
+      conn_->Insert("INSERT INTO " + QualifiedName(db, "t") + " FORMAT RowBinary", encoder.data()).ok());
+  auto got =
+      conn_->Query("SELECT toString(tuple(" + key + ")) FROM " + QualifiedName(db, "t") + " ORDER BY x",
+                   "TabSeparatedRaw");
+  ASSERT_TRUE(got.ok()) << got.error().message();
+  std::string expected;
+  for (const std::string& text : texts) expected += text + "\n";
+  EXPECT_EQ(*got, expected);
+  EXPECT_NE(got->find("(1,' ',0)"), std::string::npos) << *got;
+  (void)conn_->Execute("DROP DATABASE " + QuoteIdentifier(db));
+}
+
 INSTANTIATE_TEST_SUITE_P(Engines, ShardRouterServerTest,
                          ::testing::Values(Engine::kServer, Engine::kEmbedded), [](const auto& param) {
                            return param.param == Engine::kServer ? "Server" : "Embedded";

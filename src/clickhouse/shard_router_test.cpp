@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "clickhouse/test_columns.h"
+
 namespace chsync::clickhouse {
 namespace {
 
@@ -104,6 +106,40 @@ TEST(ShardRouterTest, NewerServersPrintZeroDatesAsEpochAndTrimDecimals) {
   EXPECT_EQ(*text, "(-9071.2,'1970-01-01','1970-01-01 00:00:00',0)");
   row[0] = DecimalCell{"5.00"};
   EXPECT_EQ(*router->KeyText(row), "(5,'1970-01-01','1970-01-01 00:00:00',0)");
+}
+
+// Issue 33, case 7: a NULL stores the enum value 0, which an ENUM declaring '' gives no member; the
+// mapping labels it, and the router prints that label as the server does (Code 49 without it).
+TEST(ShardRouterTest, NullOfAnEnumDeclaringEmptyPrintsTheLabelOfZero) {
+  std::vector<std::string> names = {"e", "x"};
+  auto e = MapColumn(testing::Col("e", schema::ColumnType::kEnum).Labels({"a", "", "b"}),
+                     FromVersion({18, 16, 1, 0}));
+  ASSERT_TRUE(e.ok());
+  std::vector<MappedType> types = {*e, Type("Int32", Encoding::kInt32)};
+  auto router = ShardRouter::Create("isNull(e), assumeNotNull(e), x", names, types, {1, 1});
+  ASSERT_TRUE(router.ok()) << router.error().message();
+  auto text = [&](Cell cell) {
+    std::vector<Cell> row = {cell, int64_t{5}};
+    auto t = router->KeyText(row);
+    EXPECT_TRUE(t.ok()) << t.error().message();
+    return t.ok() ? *t : "";
+  };
+  EXPECT_EQ(text(NullCell{}), "(1,' ',5)");
+  EXPECT_EQ(text(uint64_t{2}), "(0,'',5)");
+  EXPECT_EQ(text(uint64_t{0}), "(0,'',5)");  // MySQL's invalid value is written as the declared ''
+  EXPECT_EQ(text(uint64_t{3}), "(0,'b',5)");
+  std::vector<Cell> row = {NullCell{}, int64_t{5}};
+  auto shard = router->Route(row);
+  ASSERT_TRUE(shard.ok()) << shard.error().message();
+  EXPECT_EQ(*shard, CityHash64("(1,' ',5)") % 2);
+  // An ENUM without '' keeps '' for 0, NULLs included.
+  auto plain =
+      MapColumn(testing::Col("e", schema::ColumnType::kEnum).Labels({"a"}), FromVersion({18, 16, 1, 0}));
+  ASSERT_TRUE(plain.ok());
+  types[0] = *plain;
+  router = ShardRouter::Create("isNull(e), assumeNotNull(e), x", names, types, {1, 1});
+  ASSERT_TRUE(router.ok()) << router.error().message();
+  EXPECT_EQ(text(NullCell{}), "(1,'',5)");
 }
 
 TEST(ShardRouterTest, ShardIsHashModuloCumulativeWeight) {

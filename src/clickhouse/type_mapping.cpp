@@ -1,5 +1,7 @@
 #include "clickhouse/type_mapping.h"
 
+#include <algorithm>
+
 #include "clickhouse/sql_quoting.h"
 
 namespace chsync::clickhouse {
@@ -67,10 +69,11 @@ Result<MappedType> MapEnum(const schema::Column& column) {
   m.encoding = count <= 127 ? Encoding::kEnum8 : Encoding::kEnum16;
   std::string body;
   // MySQL stores an invalid value as index 0 with the empty label; keep it representable unless
-  // the column declares '' itself (then index 0 cannot be told apart and maps to that label).
-  bool declares_empty = false;
-  for (const std::string& label : m.labels) declares_empty = declares_empty || label.empty();
-  if (!declares_empty) body += "'' = 0";
+  // the column declares '' itself (then index 0 cannot be told apart and maps to that label). A
+  // NULL stores 0 too, which toString() (and so a Distributed table's sharding key) must print.
+  if (std::optional<std::string> zero = EnumZeroLabel(m.labels, column.nullable)) {
+    body += QuoteString(*zero) + " = 0";
+  }
   for (size_t i = 0; i < count; ++i) {
     if (!body.empty()) body += ", ";
     body += QuoteString(m.labels[i]) + " = " + std::to_string(i + 1);
@@ -182,6 +185,15 @@ Result<MappedType> MapColumn(const schema::Column& column, const Capabilities& c
     m.type = "Nullable(" + m.type + ")";
   }
   return m;
+}
+
+std::optional<std::string> EnumZeroLabel(const std::vector<std::string>& labels, bool nullable) {
+  if (std::find(labels.begin(), labels.end(), "") == labels.end()) return "";
+  if (!nullable) return std::nullopt;
+  // MySQL strips trailing spaces from ENUM members, so " " is never one.
+  std::string spaces = " ";
+  while (std::find(labels.begin(), labels.end(), spaces) != labels.end()) spaces += ' ';
+  return spaces;
 }
 
 MappedType VersionColumnType() {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,14 @@ struct MappedType {
 /// source column is. Fails (kUnsupported) for kUnknown types and ENUMs with more labels than
 /// Enum16 holds (they map to String only by an explicit choice, not silently).
 Result<MappedType> MapColumn(const schema::Column& column, const Capabilities& caps);
+
+/// The label of the value 0 in the Enum8/Enum16 of an ENUM with `labels` (MapColumn writes it into
+/// the type): '' (MySQL's invalid value) when no label is ''; when one is, index 0 is written as
+/// that label, and only a NULL stores 0 (the nested value of a Nullable's NULL), which gets a label
+/// of spaces that no member has (" ": MySQL strips trailing spaces from members) so that
+/// toString(assumeNotNull(c)), the sharding key of a keyless table, can print it; none for a NOT
+/// NULL column that declares '' (0 is never stored).
+std::optional<std::string> EnumZeroLabel(const std::vector<std::string>& labels, bool nullable);
 
 /// The encoding of the metadata columns.
 MappedType VersionColumnType();    ///< _chsync_version UInt64

@@ -67,6 +67,10 @@ TEST(TypeMappingTest, EveryMySqlTypeOnBothVersions) {
       {Col("a", ColumnType::kDecimal).Precision(65, 30), "Nullable(String)", "Nullable(Decimal(65, 30))"},
       {Col("a", ColumnType::kEnum).Labels({"x"}), "Nullable(Enum8('' = 0, 'x' = 1))",
        "Nullable(Enum8('' = 0, 'x' = 1))"},
+      // A NULL stores 0: when '' is declared, 0 gets a label no MySQL member can have.
+      {Col("a", ColumnType::kEnum).Labels({"x", "", "y"}),
+       "Nullable(Enum8(' ' = 0, 'x' = 1, '' = 2, 'y' = 3))",
+       "Nullable(Enum8(' ' = 0, 'x' = 1, '' = 2, 'y' = 3))"},
   };
   for (const Case& c : cases) {
     auto old_type = MapColumn(c.column, kOld);
@@ -87,6 +91,18 @@ TEST(TypeMappingTest, LargeEnumUsesEnum16) {
   EXPECT_EQ(m->encoding, Encoding::kEnum16);
   EXPECT_TRUE(m->type.starts_with("Enum16('' = 0, 'v0' = 1,"));
   EXPECT_TRUE(m->type.ends_with("'v199' = 200)"));
+}
+
+TEST(TypeMappingTest, EnumZeroHasALabelWheneverItIsStored) {
+  EXPECT_EQ(EnumZeroLabel({"a", "b"}, false), "");
+  EXPECT_EQ(EnumZeroLabel({"a", "b"}, true), "");
+  EXPECT_EQ(EnumZeroLabel({"a", ""}, false), std::nullopt);  // index 0 is written as the declared ''
+  EXPECT_EQ(EnumZeroLabel({"a", ""}, true), " ");
+  // Labels as the DDL spelled them (chsync keeps trailing spaces MySQL strips): still distinct.
+  EXPECT_EQ(EnumZeroLabel({"", " ", "  "}, true), "   ");
+  auto m = MapColumn(Col("a", ColumnType::kEnum).Labels({"", " "}), kOld);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->type, "Nullable(Enum8('  ' = 0, '' = 1, ' ' = 2))");
 }
 
 TEST(TypeMappingTest, FallbacksAreExplained) {

@@ -44,6 +44,47 @@ std::string NoteForColumnType(std::string_view data_type, std::string_view colum
   return "";
 }
 
+namespace {
+
+bool Cascades(std::string_view rule) {
+  return rule == "CASCADE" || rule == "SET NULL" || rule == "SET DEFAULT";
+}
+
+}  // namespace
+
+std::string CascadingForeignKey::Describe() const {
+  std::string rules;
+  if (Cascades(on_delete)) rules = "ON DELETE " + on_delete;
+  if (Cascades(on_update)) rules += (rules.empty() ? "" : ", ") + std::string("ON UPDATE ") + on_update;
+  return database + "." + table + " (" + name + ") -> " + parent_database + "." + parent_table + ": " + rules;
+}
+
+std::string CascadesQuery() {
+  return "SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, UNIQUE_CONSTRAINT_SCHEMA, "
+         "REFERENCED_TABLE_NAME, "
+         "DELETE_RULE, UPDATE_RULE FROM information_schema.REFERENTIAL_CONSTRAINTS "
+         "WHERE DELETE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT') "
+         "OR UPDATE_RULE IN ('CASCADE', 'SET NULL', 'SET DEFAULT') "
+         "ORDER BY CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME";
+}
+
+std::vector<CascadingForeignKey> ParseCascades(const QueryResult& rows, const TableFilter& filter) {
+  std::vector<CascadingForeignKey> out;
+  for (const auto& row : rows.rows) {
+    if (row.size() < 7) continue;
+    CascadingForeignKey fk{row[0].value_or(""), row[1].value_or(""), row[2].value_or(""), row[3].value_or(""),
+                           row[4].value_or(""), row[5].value_or(""), row[6].value_or("")};
+    if (!Cascades(fk.on_delete) && !Cascades(fk.on_update)) continue;
+    if (filter.Matches(fk.database, fk.table)) out.push_back(std::move(fk));
+  }
+  return out;
+}
+
+Result<std::vector<CascadingForeignKey>> CascadingForeignKeys(Connection& conn, const TableFilter& filter) {
+  CHSYNC_ASSIGN_OR_RETURN(QueryResult rows, conn.Query(CascadesQuery()));
+  return ParseCascades(rows, filter);
+}
+
 Result<std::vector<TableInfo>> InspectTables(Connection& conn, const TableFilter& filter) {
   CHSYNC_ASSIGN_OR_RETURN(
       QueryResult tables,

@@ -30,6 +30,28 @@ struct TableInfo {
   std::string select_error;  ///< the server's message when it cannot
 };
 
+/// A foreign key whose ON DELETE or ON UPDATE changes its child table's rows inside the storage
+/// engine (CASCADE, SET NULL, SET DEFAULT): the binlog carries no row event for what it changes.
+struct CascadingForeignKey {
+  std::string database;  ///< the child table
+  std::string table;
+  std::string name;
+  std::string parent_database;
+  std::string parent_table;
+  std::string on_delete;  ///< DELETE_RULE as information_schema says it ("CASCADE", "RESTRICT", …)
+  std::string on_update;
+
+  /// "shop.film_category (fk_category) -> shop.category: ON UPDATE CASCADE".
+  std::string Describe() const;
+};
+
+/// The cascading foreign keys whose child table matches `filter`, ordered by child and name.
+Result<std::vector<CascadingForeignKey>> CascadingForeignKeys(Connection& conn, const TableFilter& filter);
+/// The same from the rows of CascadesQuery() (child schema, child table, name, parent schema,
+/// parent table, DELETE_RULE, UPDATE_RULE).
+std::vector<CascadingForeignKey> ParseCascades(const QueryResult& rows, const TableFilter& filter);
+std::string CascadesQuery();
+
 /// Lists the base tables matching `filter` with their keys, row estimates and column notes, and
 /// checks that the connected user can read each one.
 Result<std::vector<TableInfo>> InspectTables(Connection& conn, const TableFilter& filter);

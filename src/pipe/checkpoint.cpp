@@ -1,5 +1,8 @@
 #include "pipe/checkpoint.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <nlohmann/json.hpp>
 
 #include "common/redact.h"
@@ -90,6 +93,29 @@ Result<TableSnapshot> SnapshotFromJson(const ordered_json& t) {
 
 }  // namespace
 
+std::string DescribeRouting(const Routing& routing) {
+  if (routing.cluster.empty()) return "one server";
+  if (routing.weights.size() <= 1) return fmt::format("cluster '{}' (one shard)", routing.cluster);
+  std::string text = fmt::format("{} shards of cluster '{}' (weights {})", routing.weights.size(),
+                                 routing.cluster, fmt::join(routing.weights, ", "));
+  if (routing.key_text == "unknown") return text + ", keys printed in a way chsync does not know";
+  if (!routing.key_text.empty() && routing.key_text[0] >= '0' && routing.key_text[0] <= '9') {
+    return text + ", keys printed as ClickHouse " + routing.key_text + " prints them";
+  }
+  return text + ", keys printed with " + routing.key_text;
+}
+
+std::optional<std::string> RoutingChange(const Routing& saved, const Routing& now, bool key_text_matters) {
+  const bool saved_sharded = saved.weights.size() > 1;
+  const bool now_sharded = now.weights.size() > 1;
+  if (!saved_sharded && !now_sharded) return std::nullopt;  // nothing was hashed, nothing will be
+  const bool same_text = !key_text_matters || saved.key_text == now.key_text || saved.key_text == "unknown" ||
+                         now.key_text == "unknown";
+  if (saved.cluster == now.cluster && saved.weights == now.weights && same_text) return std::nullopt;
+  return fmt::format("the rows in ClickHouse were routed over {}, and the destination is now {}",
+                     DescribeRouting(saved), DescribeRouting(now));
+}
+
 std::string ToJson(const Checkpoint& c) {
   ordered_json snapshot = ordered_json::array();
   for (const TableSnapshot& t : c.snapshot) snapshot.push_back(SnapshotToJson(t));
@@ -132,6 +158,10 @@ std::string ToJson(const Checkpoint& c) {
     j["source"] = ordered_json{{"server_id", c.source->server_id}, {"server_uuid", c.source->server_uuid}};
     if (!c.source->address.empty()) j["source"]["address"] = c.source->address;
   }
+  if (c.routing) {
+    j["routing"] = ordered_json{
+        {"cluster", c.routing->cluster}, {"weights", c.routing->weights}, {"key_text", c.routing->key_text}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -173,6 +203,12 @@ Result<Checkpoint> FromJson(std::string_view text) {
       c.source =
           SourceIdentity{source.at("server_id").get<uint32_t>(), source.at("server_uuid").get<std::string>(),
                          source.contains("address") ? source.at("address").get<std::string>() : ""};
+    }
+    if (j.contains("routing")) {
+      const auto& routing = j.at("routing");
+      c.routing = Routing{routing.at("cluster").get<std::string>(),
+                          routing.at("weights").get<std::vector<uint32_t>>(),
+                          routing.at("key_text").get<std::string>()};
     }
     if (j.contains("pending_xa")) {
       for (const auto& x : j.at("pending_xa")) {

@@ -98,6 +98,28 @@ struct SourceIdentity {
   bool operator==(const SourceIdentity&) const = default;
 };
 
+/// How rows were routed to the shards of the destination when they were written
+/// (docs/clusters.md, "Routing is recorded"): a key's new versions meet its old ones on one shard
+/// only while this stays the same.
+struct Routing {
+  std::string cluster;            ///< the --dest-cluster; empty for one server
+  std::vector<uint32_t> weights;  ///< shard_weight per shard, in shard_num order; {1} for one shard
+  /// How the servers print key values before hashing them (clickhouse::KeyStyleName); "" when the
+  /// destination has one shard (nothing is hashed), "unknown" when no style of chsync's matched.
+  std::string key_text;
+
+  bool operator==(const Routing&) const = default;
+};
+
+/// "2 shards of cluster 'c' (weights 1, 1), keys printed as ClickHouse 21.9+ does" or "one server".
+std::string DescribeRouting(const Routing& routing);
+/// Why rows written under `saved` would not meet their new versions under `now` (both described);
+/// none when they would. An unknown key text on either side compares equal (nothing to compare),
+/// and so does any key text when no sharding key holds a value whose text changed between
+/// ClickHouse versions (`key_text_matters` false: keys of integers and strings only).
+std::optional<std::string> RoutingChange(const Routing& saved, const Routing& now,
+                                         bool key_text_matters = true);
+
 /// An XA transaction whose first phase (XA PREPARE) was read while its second (XA COMMIT or
 /// XA ROLLBACK) was not yet: its rows wait in `rows_file` (in the state directory) and reach
 /// ClickHouse at XA COMMIT only.
@@ -146,6 +168,8 @@ struct Checkpoint {
   /// Ids of the control requests (pipe/control.h) carried out, the most recent last (at most
   /// kMaxRequestsDone): saved with their effect, so that a request is carried out once.
   std::vector<std::string> requests_done;
+  /// How the rows in ClickHouse were routed to shards (unset in checkpoints older than this field).
+  std::optional<Routing> routing;
   /// Wall-clock time of the save, milliseconds since the epoch (for `chsync status`).
   uint64_t saved_at_ms = 0;
 

@@ -31,6 +31,7 @@ Checkpoint Sample() {
                     "ALTER TABLE carts MODIFY note JSON", "binlog.000009:900", 1764430000001});
   c.held.push_back({"shop.items", "paused", "chsync pause", "", "binlog.000009:950", 1764430000002});
   c.requests_done = {"1764430000000-77-1", "1764430000001-77-2"};
+  c.routing = Routing{"sharded", {2, 1}, "18.16"};
   c.saved_at_ms = 1764430000123;
   return c;
 }
@@ -105,6 +106,33 @@ TEST(Checkpoint, NewerFormatIsRefused) {
   auto r = FromJson(text);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().kind(), ErrorKind::kUnsupported);
+}
+
+TEST(Checkpoint, RoutingChangesThatMoveKeysToOtherShardsAreNamed) {
+  const Routing two{"sharded", {1, 1}, "18.16"};
+  EXPECT_EQ(RoutingChange(two, two), std::nullopt);
+  // Another replica or host of a shard changes nothing that routes.
+  EXPECT_EQ(RoutingChange(two, Routing{"sharded", {1, 1}, "18.16"}), std::nullopt);
+  EXPECT_EQ(
+      RoutingChange(two, Routing{"sharded", {1, 1, 1}, "18.16"}).value_or(""),
+      "the rows in ClickHouse were routed over 2 shards of cluster 'sharded' (weights 1, 1), keys printed "
+      "as ClickHouse 18.16 prints them, and the destination is now 3 shards of cluster 'sharded' "
+      "(weights 1, 1, 1), keys printed as ClickHouse 18.16 prints them");
+  EXPECT_NE(RoutingChange(two, Routing{"sharded", {2, 1}, "18.16"}), std::nullopt);
+  EXPECT_NE(RoutingChange(two, Routing{"sharded", {1, 1}, "21.9+"}), std::nullopt);  // an upgrade
+  // … which changes nothing where no sharding key holds a decimal or a date.
+  EXPECT_EQ(RoutingChange(two, Routing{"sharded", {1, 1}, "21.9+"}, /*key_text_matters=*/false),
+            std::nullopt);
+  EXPECT_NE(RoutingChange(two, Routing{"sharded", {2, 1}, "18.16"}, /*key_text_matters=*/false),
+            std::nullopt);
+  EXPECT_NE(RoutingChange(two, Routing{"other", {1, 1}, "18.16"}), std::nullopt);
+  EXPECT_NE(RoutingChange(two, Routing{"", {1}, ""}), std::nullopt);  // all rows to one server now
+  EXPECT_NE(RoutingChange(Routing{"", {1}, ""}, two), std::nullopt);
+  // A style no release of chsync's knows compares with any: nothing to tell them apart by.
+  EXPECT_EQ(RoutingChange(two, Routing{"sharded", {1, 1}, "unknown"}), std::nullopt);
+  // Nothing is hashed on one shard: a replicated cluster renamed or a server moved routes nothing.
+  EXPECT_EQ(RoutingChange(Routing{"replicated", {1}, ""}, Routing{"", {1}, ""}), std::nullopt);
+  EXPECT_EQ(DescribeRouting(Routing{"", {1}, ""}), "one server");
 }
 
 }  // namespace

@@ -290,7 +290,8 @@ class Planner {
 
   bool IsKeyColumn(std::string_view source_name) const {
     return Contains(clickhouse::ChooseSortingKey(before_.source).columns, source_name) ||
-           Contains(context_.mapping.KeyColumns(before_.source), source_name);
+           Contains(context_.mapping.KeyColumns(before_.source), source_name) ||
+           Contains(context_.clickhouse_key_columns, source_name);
   }
 
   /// The DEFAULT expression (without the keyword; empty: none) for a MODIFY COLUMN of `column`
@@ -574,6 +575,21 @@ class Planner {
   Status PlanDropped(const schema::SchemaChange& c) {
     const schema::Column column = InClickHouse(c.column);
     std::string name = Backquote(column.name);
+    // The ClickHouse table's own keys when the pipe read them (table_options may name others since).
+    const bool read_by_key = context_.clickhouse_key_columns.empty()
+                                 ? IsKeyColumn(c.column.name)
+                                 : Contains(context_.clickhouse_key_columns, c.column.name);
+    if (read_by_key) {
+      // Kept, it would hold NULL in every later row: a changed row's new version gets another
+      // sorting key (or partition) than its old one, and both stay live (issue 33, case 3).
+      return Stop(
+          context_, table_,
+          fmt::format("drops column {}, which the ClickHouse table's ORDER BY or PARTITION BY reads: "
+                      "its later rows would hold NULL there and stand beside their earlier versions as "
+                      "second live rows; if order_by or partition_by in table_options name {}, take it "
+                      "out first",
+                      Backquote(c.column.name), Backquote(c.column.name)));
+    }
     EraseName(c.column.name);
     if (context_.policy.drop_column == SchemaPolicy::DropColumn::kPropagate) {
       DropAlias(c.column.name);  // an ALIAS reading the column would keep ClickHouse from dropping it

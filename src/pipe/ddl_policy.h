@@ -65,6 +65,10 @@ struct PolicyContext {
   /// ClickHouse names. The plans name the ClickHouse table by the mapping's dest_table (`target`
   /// holds its dest_database); an empty mapping (tests) names it like the source table.
   EffectiveMapping mapping;
+  /// Source columns that the ClickHouse table's own ORDER BY and PARTITION BY read (system.tables,
+  /// through KeySourceColumns): key columns as much as the mapping's, since table_options may have
+  /// changed since the table was made. Empty when the pipe has not read them.
+  std::vector<std::string> clickhouse_key_columns;
   /// The statement ran with STRICT_TRANS_TABLES or STRICT_ALL_TABLES (the source then refuses an
   /// ALTER that would truncate or clamp a value).
   bool strict_mode = true;

@@ -84,6 +84,10 @@ class Source {
   SchemaPolicy& policy() { return context_.policy; }
   /// The table's `table_options:` for the plans that follow.
   void SetMapping(const MappingSet& set) { context_.mapping = set.For("shop", "t"); }
+  /// The source columns the ClickHouse table's own keys read, as the pipe finds them.
+  void SetClickHouseKeyColumns(std::vector<std::string> columns) {
+    context_.clickhouse_key_columns = std::move(columns);
+  }
 
  private:
   schema::Tracker tracker_;
@@ -753,6 +757,48 @@ TEST(DdlPolicyTest, TableOptionsShapeCreateAddAndModify) {
   }
   // b is in ORDER BY: its type cannot change in place.
   plan = s.Rebuilds("ALTER TABLE t MODIFY b BIGINT NOT NULL");
+}
+
+TEST(DdlPolicyTest, ADroppedColumnTheClickHouseKeyReadsStopsTheTable) {
+  // Issue 33, case 3: kept, it would be NULL in later rows (isNull(n), assumeNotNull(n) in the key
+  // for a Nullable one), so a changed row's new version would stand beside its old one.
+  for (const char* column : {"b", "n"}) {
+    SCOPED_TRACE(column);
+    Source s(kNew);
+    TableOptions options;
+    options.pattern = "shop.t";
+    options.order_by = std::string(column) == "n" ? "(id, isNull(n), assumeNotNull(n))" : "(id, b)";
+    MappingSet set;
+    ASSERT_TRUE(set.Add(options).ok());
+    s.SetMapping(set);
+    s.Ok("CREATE TABLE t (id INT PRIMARY KEY, b INT NOT NULL, n VARCHAR(5))");
+    const std::string message = s.Stops(std::string("ALTER TABLE t DROP COLUMN ") + column);
+    ExpectResyncMessage(message, std::string("ALTER TABLE t DROP COLUMN ") + column);
+    EXPECT_NE(message.find(std::string("drops column `") + column +
+                           "`, which the ClickHouse table's ORDER BY or PARTITION BY reads"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("if order_by or partition_by in table_options name"), std::string::npos)
+        << message;
+  }
+  // The table was made under an ORDER BY that table_options no longer name: its own keys count.
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY, region VARCHAR(5), note VARCHAR(5))");
+  s.SetClickHouseKeyColumns({"id", "region"});
+  s.Stops("ALTER TABLE t DROP COLUMN region");
+  EXPECT_TRUE(s.Ok("ALTER TABLE t DROP COLUMN note").statements.empty());  // kept, as any other
+
+  // table_options name a column the table was not made with in its ORDER BY: the table's keys say.
+  Source edited(kNew);
+  TableOptions options;
+  options.pattern = "shop.t";
+  options.order_by = "(id, b)";
+  MappingSet set;
+  ASSERT_TRUE(set.Add(options).ok());
+  edited.SetMapping(set);
+  edited.Ok("CREATE TABLE t (id INT PRIMARY KEY, b INT NOT NULL, n VARCHAR(5))");
+  edited.SetClickHouseKeyColumns({"id"});
+  EXPECT_FALSE(edited.Ok("ALTER TABLE t DROP COLUMN b").rebuild);
 }
 
 TEST(DdlPolicyTest, TableOptionsTheServerLacksStopTheCreateAndDestTableNamesTheTable) {

@@ -119,6 +119,7 @@ Status Pipe::OpenCluster() {
                     dest_->Describe(), c.dest_cluster, list.empty() ? "none" : list));
   }
   topology_ = std::move(topology).value();
+  routing_now_ = Routing{topology_->name, topology_->ShardWeights(), ""};
 
   // Every macro the table paths use must be defined on every shard (one replica of each answers
   // through cluster()) and on every node chsync writes to.
@@ -184,6 +185,20 @@ Status Pipe::OpenCluster() {
 
 Status Pipe::PlanShardRouting() {
   shard_urls_.clear();
+  // How the servers print keys decides where the Distributed tables themselves put a row, so it is
+  // recorded whether or not chsync routes rows itself.
+  clickhouse::RoutingProbe probe = clickhouse::MakeRoutingProbe();
+  auto hashed = dest_->Query(probe.sql, "TabSeparatedRaw");
+  if (!hashed.ok() && !clickhouse::IsRetryable(hashed.error())) {
+    // A server that lacks a function of the probe: its key text is unknown (compared with nothing).
+    log::Warn("cluster {}: cannot check how it hashes keys ({}); rows go through the Distributed tables",
+              topology_->name, hashed.error().message());
+    routing_now_.key_text = "unknown";
+    return Status::Ok();
+  }
+  if (!hashed.ok()) return std::move(hashed.error().AddContext("checking how the cluster hashes keys"));
+  const std::optional<clickhouse::KeyStyle> style = probe.Match(*hashed);
+  routing_now_.key_text = style ? clickhouse::KeyStyleName(*style) : "unknown";
   const size_t shards = topology_->shards();
   std::vector<std::string> urls(shards);
   clickhouse::ConnectOptions once = dest_options_;
@@ -215,10 +230,6 @@ Status Pipe::PlanShardRouting() {
         topology_->name, Joined(missing));
     return Status::Ok();
   }
-  clickhouse::RoutingProbe probe = clickhouse::MakeRoutingProbe();
-  auto hashed = dest_->Query(probe.sql, "TabSeparatedRaw");
-  if (!hashed.ok()) return std::move(hashed.error().AddContext("checking how the cluster hashes keys"));
-  std::optional<clickhouse::KeyStyle> style = probe.Match(*hashed);
   if (!style) {
     log::Warn(
         "cluster {}: ClickHouse {} prints or hashes key values differently from what chsync reproduces "
@@ -244,19 +255,19 @@ void Pipe::RouteWriter(const schema::TableSchema& layout, const clickhouse::DdlT
   auto key = dest_->Query("SELECT sorting_key FROM system.tables WHERE database = " +
                               QuoteString(target.local_database) + " AND name = " + QuoteString(layout.name),
                           "TabSeparatedRaw");
-  auto engine =
-      dest_->Query("SELECT engine_full FROM system.tables WHERE database = " + QuoteString(target.database) +
-                       " AND name = " + QuoteString(layout.name),
-                   "TabSeparatedRaw");
+  auto engine = DistributedEngine(target, layout.name);
   if (!key.ok() || !engine.ok()) {
     unrouted((key.ok() ? engine : key).error().message());
     return;
   }
   while (!key->empty() && key->back() == '\n') key->pop_back();
-  // The Distributed table must shard by ShardingExpression(key); 18.16 prints tuple(k1, k2) as (k1, k2).
-  if (key->empty() || (engine->find("cityHash64(toString((" + *key + ")))") == std::string::npos &&
-                       engine->find("cityHash64(toString(tuple(" + *key + ")))") == std::string::npos)) {
-    unrouted("its sharding key is not over the sorting key '" + *key + "' (" + *engine + ")");
+  if (key->empty() || engine->empty()) {
+    unrouted(key->empty() ? "it has no local table" : "it has no Distributed table yet");
+    return;
+  }
+  if (auto differs =
+          clickhouse::DistributedDiffers(*engine, target.cluster, target.local_database, layout.name, *key)) {
+    unrouted("its Distributed table is not chsync's over the sorting key '" + *key + "': " + differs->what);
     return;
   }
   std::vector<std::string> names;
@@ -373,12 +384,107 @@ Status Pipe::EnsureDistributed(const clickhouse::DdlTarget& target, std::string_
                    "TabSeparatedRaw"));
   while (!key.empty() && key.back() == '\n') key.pop_back();
   if (recreate) {
+    // Made again to take the local table's new columns: chsync's own only, never one someone made
+    // (its rows may have been routed by another expression than chsync's).
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<clickhouse::DistributedDifference> differs,
+                            ForeignDistributed(target, name, key));
+    if (differs) return ForeignDistributedError(target, name, differs->what);
     CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::DropDistributed(target.database, name, target.cluster)));
   }
   if (key.empty()) return Status::Ok();  // no local table (yet): nothing to put a Distributed table over
   CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
   return Ddl(
       clickhouse::CreateDistributed(target.database, name, target.local_database, target.cluster, key));
+}
+
+Result<std::string> Pipe::DistributedEngine(const clickhouse::DdlTarget& target, std::string_view name) {
+  CHSYNC_ASSIGN_OR_RETURN(std::string engine,
+                          dest_->Query("SELECT engine_full FROM system.tables WHERE database = " +
+                                           QuoteString(target.database) + " AND name = " + QuoteString(name),
+                                       "TabSeparatedRaw"));
+  while (!engine.empty() && engine.back() == '\n') engine.pop_back();
+  return engine;
+}
+
+Result<std::optional<clickhouse::DistributedDifference>> Pipe::ForeignDistributed(
+    const clickhouse::DdlTarget& target, std::string_view name, std::string_view sorting_key) {
+  CHSYNC_ASSIGN_OR_RETURN(std::string engine, DistributedEngine(target, name));
+  // No Distributed table, or no local table to compare it with.
+  if (engine.empty() || sorting_key.empty()) return std::optional<clickhouse::DistributedDifference>();
+  return clickhouse::DistributedDiffers(engine, target.cluster, target.local_database, name, sorting_key);
+}
+
+Error Pipe::ForeignDistributedError(const clickhouse::DdlTarget& target, std::string_view name,
+                                    const std::string& differs) const {
+  return Error(
+      ErrorKind::kConfig,
+      fmt::format(
+          "ClickHouse table {} is not the Distributed table chsync makes over {}: {}. chsync neither writes "
+          "through nor replaces a Distributed table someone made: rows routed by another expression "
+          "than the one of the rows before them would not meet their other versions on one shard. Run "
+          "`chsync resync --table` for its source table (it copies the table again under chsync's own "
+          "Distributed table), or, if it was replaced only now and nothing was written through it, "
+          "drop it: chsync makes its own at the next start",
+          QualifiedName(target.database, name), QualifiedName(target.local_database, name), differs));
+}
+
+Status Pipe::CheckDistributedTables() {
+  if (!topology_ || topology_->shards() <= 1) return Status::Ok();
+  for (const auto& [key, table] : tables_) {
+    const Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys, ReadTableKeys(place.target, place.table));
+    if (!keys) continue;  // no local table yet: chsync creates both
+    CHSYNC_ASSIGN_OR_RETURN(std::string engine, DistributedEngine(place.target, place.table));
+    if (engine.empty()) {
+      // Dropped by someone (or by a crash between two steps): made again, and its rows routed.
+      CHSYNC_RETURN_IF_ERROR(EnsureDistributed(place.target, place.table, /*recreate=*/false));
+      CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
+      continue;
+    }
+    const auto differs = clickhouse::DistributedDiffers(
+        engine, place.target.cluster, place.target.local_database, place.table, keys->sorting_key);
+    if (differs) return ForeignDistributedError(place.target, place.table, differs->what);
+  }
+  return Status::Ok();
+}
+
+Status Pipe::CheckRouting() {
+  if (!checkpoint_.routing) {
+    // A checkpoint older than the field: what routes now is all there is to go by.
+    log::Info("recording the destination's routing: {}", DescribeRouting(routing_now_));
+    checkpoint_.routing = routing_now_;
+    return Status::Ok();
+  }
+  // How keys print matters only for sharding keys that hold a decimal or a date (21.9 changed
+  // their text); keys of integers and strings hash alike on every version.
+  bool key_text_matters = false;
+  for (const schema::TableSchema* t : tracker_.Tables()) {
+    if (!filter_.Matches(t->database, t->name)) continue;
+    std::vector<std::string> key = clickhouse::ChooseSortingKey(*t).columns;
+    for (std::string& c : MappingFor(t->database, t->name).KeyColumns(*t)) key.push_back(std::move(c));
+    for (const std::string& name : key) {
+      const schema::Column* c = t->GetColumn(name);
+      using T = schema::ColumnType;
+      if (c != nullptr && (c->type == T::kDecimal || c->type == T::kDate || c->type == T::kDateTime ||
+                           c->type == T::kTimestamp)) {
+        key_text_matters = true;
+      }
+    }
+  }
+  if (std::optional<std::string> change =
+          RoutingChange(*checkpoint_.routing, routing_now_, key_text_matters)) {
+    return Error(
+        ErrorKind::kConfig,
+        *change +
+            ": new versions of a key would go to another shard than its rows in ClickHouse, and FINAL "
+            "(which merges each shard alone) would show both. Either restore the cluster (its shards and "
+            "shard_weight in remote_servers, the ClickHouse version, --dest-cluster), or run `chsync resync` "
+            "with the same flags to copy every table again under the new routing (docs/clusters.md, "
+            "\"Routing is recorded\")");
+  }
+  // Same routing; a key text found now replaces one no style matched before.
+  if (routing_now_.key_text != "unknown") checkpoint_.routing = routing_now_;
+  return Status::Ok();
 }
 
 Status Pipe::DropDestination(const clickhouse::DdlTarget& target, std::string_view name) {

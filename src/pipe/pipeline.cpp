@@ -175,6 +175,13 @@ PolicyContext Pipe::ContextFor(std::string_view source_database, std::string_vie
   context.policy = request_.config.policies.For(source_database, table);
   context.mapping = MappingFor(source_database, table);
   context.target = table.empty() ? TargetFor(source_database) : TargetIn(context.mapping.dest_database);
+  if (auto it = tables_.find(TableKey(source_database, table)); it != tables_.end()) {
+    const schema::TableSchema& source = it->second->dest.source;
+    for (int i : it->second->key_indexes) {
+      if (i >= 0 && static_cast<size_t>(i) < source.columns.size())
+        context.clickhouse_key_columns.push_back(source.columns[static_cast<size_t>(i)].name);
+    }
+  }
   return context;
 }
 
@@ -360,6 +367,7 @@ Status Pipe::Initialize() {
     tracker.SetTable(std::move(t));
   }
   checkpoint.schemas = tracker.Serialize();
+  checkpoint.routing = routing_now_;
   checkpoint.saved_at_ms = NowMs();
   CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint));
   log::Info("starting at {} ({} tables); destination tables created", Coordinate(start.file, start.position),
@@ -400,6 +408,11 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   }
   if (!found) checkpoint_.snapshot.push_back({database, name, TableSnapshot::State::kPending, "", 0, from});
   std::erase_if(checkpoint_.destinations, [&](const DestinationState& d) { return d.table == qualified; });
+  // A parked or paused table is held no longer: the copy, saved as pending with this checkpoint,
+  // owes ClickHouse every row the hold kept out.
+  const size_t was_held = checkpoint_.held.size();
+  std::erase_if(checkpoint_.held, [&](const HeldTable& h) { return h.table == qualified; });
+  if (checkpoint_.held.size() != was_held) log::Info("resync of {}: it is no longer held", qualified);
   // The copy's layout: the carried exclusions and what table_options exclude and rename now.
   const DestinationTable fresh = FreshDestination(schemas[0], carried.excluded);
   checkpoint_.destinations.push_back({qualified,
@@ -429,6 +442,7 @@ Status Pipe::LoadState() {
   // Before anything is done with the checkpoint's positions (a reconnect, a resync of one table).
   CHSYNC_RETURN_IF_ERROR(CheckSourceIdentity());
   CHSYNC_ASSIGN_OR_RETURN(tracker_, schema::Tracker::Deserialize(checkpoint_.schemas));
+  CHSYNC_RETURN_IF_ERROR(CheckRouting());
   // Rows files of prepared XA transactions that the checkpoint no longer names ended before it
   // (a crash came between saving it and removing them).
   std::error_code ec;
@@ -757,6 +771,24 @@ Status Pipe::Snapshot() {
   return s;
 }
 
+void Pipe::NoteCascades() {
+  auto cascades = mysql::CascadingForeignKeys(*control_, filter_);
+  if (!cascades.ok()) {
+    log::Warn("cannot read the source's foreign keys: {}", cascades.error().message());
+    return;
+  }
+  status_.cascades.clear();
+  for (const mysql::CascadingForeignKey& fk : *cascades) {
+    log::Warn(
+        "foreign key {}: the source changes {}.{}'s rows without binlog row events, and chsync does not "
+        "follow "
+        "cascades yet: ClickHouse keeps the rows a cascade changes or removes (run `chsync resync --table "
+        "{}.{}` after such a change)",
+        fk.Describe(), fk.database, fk.table, fk.database, fk.table);
+    status_.cascades.push_back(fk.Describe());
+  }
+}
+
 bool Pipe::SnapshotDone() const {
   return std::all_of(checkpoint_.snapshot.begin(), checkpoint_.snapshot.end(), [&](const TableSnapshot& s) {
     return s.state == TableSnapshot::State::kDone || !tables_.contains(TableKey(s.database, s.table));
@@ -772,6 +804,7 @@ Status Pipe::Run() {
     log::Info("stopped while waiting for the source; nothing was read");
     return Status::Ok();
   }
+  NoteCascades();
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> existing, state_->Load());
   if (request_.resync && request_.resync_table.empty()) {
     log::Info("resync of every table: starting over");
@@ -806,6 +839,7 @@ Status Pipe::Run() {
 Status Pipe::CopyAndStream() {
   CHSYNC_RETURN_IF_ERROR(LoadState());
   CHSYNC_RETURN_IF_ERROR(BuildTables());
+  CHSYNC_RETURN_IF_ERROR(CheckDistributedTables());
   if (request_.config.durable_inserts) {
     // Tables created before durable_inserts was set get the settings too (a no-op when they have them).
     for (const auto& [key, table] : tables_) {

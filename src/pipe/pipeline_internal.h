@@ -155,6 +155,9 @@ class Pipe {
   /// Loads the saved checkpoint (refused when it is another source server's) and the tracked schemas
   /// in it, and removes prepared-XA rows files it no longer names.
   Status LoadState();
+  /// Logs the cascading foreign keys of replicated tables and lists them in the status (issue 33,
+  /// case 9: chsync does not follow them yet).
+  void NoteCascades();
   // failover.cpp: several source servers (docs/failover.md).
   /// Connects to the first server of `order` (indexes into sources_) that can serve this pipe:
   /// binary logging as chsync needs it and, when `saved` is another server's checkpoint, every
@@ -286,6 +289,21 @@ class Pipe {
   /// Sharded: whether chsync sends rows to the shards itself (shard_urls_), which needs a URL of
   /// every shard in config.dest and a server that prints and hashes keys as ShardRouter does.
   Status PlanShardRouting();
+  /// The checkpoint's rows were routed as routing_now_ routes (RoutingChange), else kConfig with
+  /// how to reshard; a checkpoint older than the field records routing_now_.
+  Status CheckRouting();
+  /// Sharded: every replicated table's Distributed table is chsync's (DistributedDiffers), else
+  /// kConfig naming the table and the difference. A missing one is made again.
+  Status CheckDistributedTables();
+  /// engine_full of the table `name` in target.database ("" when there is none).
+  Result<std::string> DistributedEngine(const clickhouse::DdlTarget& target, std::string_view name);
+  /// How the Distributed table `name` differs from chsync's over its local table with `sorting_key`
+  /// (none when it does not, or when there is none).
+  Result<std::optional<clickhouse::DistributedDifference>> ForeignDistributed(
+      const clickhouse::DdlTarget& target, std::string_view name, std::string_view sorting_key);
+  /// The kConfig error for a Distributed table chsync neither writes through nor replaces.
+  Error ForeignDistributedError(const clickhouse::DdlTarget& target, std::string_view name,
+                                const std::string& differs) const;
   /// Routed: makes `writer` collect rows per shard, when the table's Distributed table shards by
   /// chsync's expression over a key ShardRouter can reproduce; otherwise its rows go through the
   /// Distributed table (said once per table).
@@ -454,6 +472,8 @@ class Pipe {
   std::vector<std::string> shard_urls_;
   /// How the cluster's servers print key values (from the routing probe).
   clickhouse::KeyStyle key_style_;
+  /// How rows are routed to shards now (OpenCluster, PlanShardRouting), recorded in the checkpoint.
+  Routing routing_now_{"", {1}, ""};
   /// Tables whose rows go through the Distributed table, already said in the log.
   std::set<std::string> unrouted_said_;
 
@@ -490,6 +510,9 @@ class Pipe {
   ParkBoard park_board_;
   /// Outcomes of requests carried out, written once the checkpoint recording them is saved.
   std::vector<std::pair<std::string, std::string>> request_outcomes_;
+  /// Requests this process carried out since it last loaded the checkpoint: the save of the
+  /// checkpoint that holds each completes it, never PollControl from memory.
+  std::set<std::string> carried_out_here_;
   std::chrono::steady_clock::time_point last_control_poll_{};
   /// Sends the stream's batches and saves its checkpoints in order, beside the decoding thread.
   std::unique_ptr<Flusher> flusher_;

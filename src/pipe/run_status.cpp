@@ -44,7 +44,8 @@ std::string RunStatusToJson(const RunStatus& s) {
                  {"last_error", Redact(s.last_error)},  // messages: no password saved
                  {"destination", Redact(s.destination)},
                  {"schema_changes", std::move(changes)},
-                 {"policies", s.policies}};
+                 {"policies", s.policies},
+                 {"cascades", s.cascades}};
   // Source text (statements, names) may hold any bytes: replace what is not UTF-8.
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
@@ -80,6 +81,7 @@ Result<RunStatus> RunStatusFromJson(std::string_view text) {
     if (j.contains("destination")) s.destination = j.at("destination").get<std::string>();
     // Absent from the status.json of versions before schema-change policies.
     if (j.contains("policies")) s.policies = j.at("policies").get<std::vector<std::string>>();
+    if (j.contains("cascades")) s.cascades = j.at("cascades").get<std::vector<std::string>>();
     return s;
   } catch (const nlohmann::json::exception& e) {
     return Error(ErrorKind::kCorrupt, std::string("status.json: ") + e.what());

@@ -42,6 +42,9 @@ struct RunStatus {
   std::vector<SchemaChangeRecord> schema_changes;  ///< the most recent ones, oldest first (≤ 100)
   /// The schema-change policies in force (PolicySet::Describe): the defaults, then per-table ones.
   std::vector<std::string> policies;
+  /// Cascading foreign keys of replicated tables, which chsync does not follow
+  /// (mysql::CascadingForeignKey::Describe), read when the pipe started.
+  std::vector<std::string> cascades;
 
   bool operator==(const RunStatus&) const = default;
 };

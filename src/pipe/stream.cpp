@@ -15,6 +15,7 @@
 #include "clickhouse/ddl.h"
 #include "clickhouse/server_error.h"
 #include "clickhouse/sql_quoting.h"
+#include "common/crash_point.h"
 #include "common/log.h"
 #include "mysql/binlog_read_ahead.h"
 #include "pipe/control.h"
@@ -294,7 +295,8 @@ Status Pipe::StartStreamState() {
 
 Status Pipe::ReloadFromCheckpoint() {
   StopRebuilds();
-  flusher_.reset();  // what it still held was never acknowledged: it is read again
+  flusher_.reset();           // what it still held was never acknowledged: it is read again
+  carried_out_here_.clear();  // those saved are in the checkpoint loaded below; the others run again
   tables_.clear();
   dropped_.clear();
   CHSYNC_RETURN_IF_ERROR(LoadState());
@@ -1497,7 +1499,10 @@ Status Pipe::FlushAndCheckpoint() {
     // Tables the flusher parked, whether or not the stream took them over after it built this
     // checkpoint: their batches before it were refused, so the checkpoint must not come without them.
     MergeHeld(checkpoint.held, park_board_.Owed());
-    Status saved = state_->Save(checkpoint);
+    if (!outcomes.empty()) DelayPoint("checkpoint.save.request");
+    Status saved = !outcomes.empty() && FailPoint("checkpoint.save.request")
+                       ? Status(Error(ErrorKind::kIo, "the checkpoint could not be saved (CHSYNC_FAIL_AT)"))
+                       : state_->Save(checkpoint);
     if (!saved.ok()) return saved;
     ++checkpoints_saved_;
     for (const std::string& file : obsolete) RemoveXaRows(state_->path(), file);

@@ -139,14 +139,20 @@ Status Pipe::PollControl() {
     const bool done = std::find(checkpoint_.requests_done.begin(), checkpoint_.requests_done.end(),
                                 request.id) != checkpoint_.requests_done.end();
     if (done) {
-      // Carried out before a restart that came between its checkpoint and its completion.
-      CHSYNC_RETURN_IF_ERROR(
-          CompleteRequest(state_->path(), request.id, "done: carried out before chsync restarted"));
+      // Carried out by this process: the save of the checkpoint that holds it completes it (issue
+      // 33, case 7: completed from memory while that save waited, a kill -9 lost it). Else it came
+      // with the loaded checkpoint: carried out before a restart that came between its checkpoint
+      // and its completion.
+      if (!carried_out_here_.contains(request.id)) {
+        CHSYNC_RETURN_IF_ERROR(
+            CompleteRequest(state_->path(), request.id, "done: carried out before chsync restarted"));
+      }
       continue;
     }
     CHSYNC_ASSIGN_OR_RETURN(std::string outcome, CarryOut(request.op, request.table));
     log::Info("request {} {} {}: {}", request.id, request.op, request.table, outcome);
     checkpoint_.requests_done.push_back(request.id);
+    carried_out_here_.insert(request.id);
     if (checkpoint_.requests_done.size() > kMaxRequestsDone) {
       checkpoint_.requests_done.erase(checkpoint_.requests_done.begin());
     }

@@ -24,6 +24,9 @@ struct RowDifference {
     kMissing,  ///< at the source, not in the destination's FINAL view
     kExtra,    ///< in the destination, not at the source
     kValues,   ///< in both, some columns differ
+    /// Several live rows of one key in the destination (its ClickHouse sorting key or shard no longer
+    /// follows the source key): `cells` name the columns whose copies differ, `copies` how many.
+    kDuplicate,
   };
   Kind kind = Kind::kValues;
   std::string key_text;  ///< canonical key text (the key cells joined by ',')
@@ -33,7 +36,8 @@ struct RowDifference {
     std::string source;  ///< the values for people ("NULL" for NULL)
     std::string dest;
   };
-  std::vector<Cell> cells;  ///< kValues: the differing columns
+  std::vector<Cell> cells;  ///< kValues, kDuplicate: the differing columns
+  size_t copies = 1;        ///< kDuplicate: live rows of the key in the destination
 
   bool operator==(const RowDifference&) const = default;
 };
@@ -42,7 +46,8 @@ struct RowDifference {
 std::string KeyText(const TablePlan& plan, const std::vector<std::string>& row);
 
 /// The rows that differ between `source` and `dest` (each holding plan.columns.size() cells), in
-/// key text order. For a full-row plan a row is its own key: rows are missing or extra only.
+/// key text order. For a full-row plan a row is its own key: rows are missing or extra only. A key
+/// with several destination rows is one kDuplicate, whatever their values.
 /// kCorrupt when a row has the wrong number of cells.
 Result<std::vector<RowDifference>> CompareRows(const TablePlan& plan, const CellRows& source,
                                                const CellRows& dest);
@@ -54,6 +59,36 @@ struct LagView {
   /// _chsync_version of the first change at that position: a destination row with a version at
   /// least this was written by a change the source read did not see yet. Unset: unknown.
   std::optional<uint64_t> first_version_after;
+};
+
+/// What the pipe's checkpoints tell about the compressed-event shift of row versions
+/// (pipe/row_version.h) at a read position. The shift only grows within a file, so a checkpoint at
+/// or before the position in the same file gives a lower bound (at the position: the exact shift);
+/// nothing else tells. A lower bound never takes a change the read did not see for a real
+/// difference; without it, every change in the shifted range counted as one the read did not see.
+class ShiftAtRead {
+ public:
+  ShiftAtRead(std::string file, uint64_t position) : file_(std::move(file)), position_(position) {}
+  /// A checkpoint's resume position, its shift `version_shift` and its `sequence_base`. A pipe that
+  /// moved to another server meanwhile (another base) reads another server's files of the same
+  /// names: nothing is known then.
+  void Saw(std::string_view file, uint64_t position, uint64_t version_shift, int64_t sequence_base) {
+    if (!base_) base_ = sequence_base;
+    if (*base_ != sequence_base) moved_ = true;
+    if (moved_) {
+      lower_bound_ = 0;
+      return;
+    }
+    if (file == file_ && position <= position_ && version_shift > lower_bound_) lower_bound_ = version_shift;
+  }
+  uint64_t lower_bound() const { return lower_bound_; }
+
+ private:
+  std::string file_;
+  uint64_t position_;
+  uint64_t lower_bound_ = 0;
+  std::optional<int64_t> base_;
+  bool moved_ = false;
 };
 
 /// True when `difference` may be lag rather than a real difference: the checkpoint has not passed

@@ -76,6 +76,44 @@ TEST(DiffTest, LagDecision) {
   EXPECT_FALSE(MayBeLag(LagView{true, std::nullopt}, 5));
 }
 
+TEST(DiffTest, TwoLiveRowsOfOneKeyAreNamedAsSuch) {
+  // One key twice in ClickHouse's FINAL view (a sorting key or a shard that no longer follows the
+  // source key): both copies are shown, never one of them compared as if it were the only one.
+  TablePlan plan = Plan();
+  auto diffs = CompareRows(plan, {{"1", "1:a"}, {"2", "1:b"}}, {{"1", "1:a"}, {"1", "1:z"}, {"2", "1:b"}});
+  ASSERT_TRUE(diffs.ok());
+  ASSERT_EQ(diffs->size(), 1u);
+  EXPECT_EQ((*diffs)[0].kind, RowDifference::Kind::kDuplicate);
+  EXPECT_EQ((*diffs)[0].copies, 2u);
+  EXPECT_EQ(
+      DescribeDifference((*diffs)[0]),
+      "id=1: 2 live rows in the destination (one key, several ClickHouse sorting keys or shards): name: "
+      "source 'a', destination 'a' | 'z'");
+  // Identical copies, and copies of a key the source no longer has, are named too.
+  diffs = CompareRows(plan, {}, {{"3", "1:c"}, {"3", "1:c"}});
+  ASSERT_TRUE(diffs.ok());
+  ASSERT_EQ(diffs->size(), 1u);
+  EXPECT_EQ(DescribeDifference((*diffs)[0]),
+            "id=3: 2 live rows in the destination (one key, several ClickHouse sorting keys or shards)");
+}
+
+TEST(DiffTest, TheShiftAtAReadPositionIsBoundedByCheckpointsBeforeIt) {
+  ShiftAtRead shift("binlog.000004", 5000);
+  EXPECT_EQ(shift.lower_bound(), 0u);
+  shift.Saw("binlog.000004", 1200, 300, 0);  // compressed events before 1200 moved versions by 300
+  EXPECT_EQ(shift.lower_bound(), 300u);
+  shift.Saw("binlog.000004", 9000, 7000, 0);  // after the read: says nothing about it
+  shift.Saw("binlog.000003", 100, 9000, 0);   // another file
+  EXPECT_EQ(shift.lower_bound(), 300u);
+  shift.Saw("binlog.000004", 5000, 450, 0);  // at the read position itself: exact
+  EXPECT_EQ(shift.lower_bound(), 450u);
+  // The pipe moved to another server (a new sequence base): its binlog.000004 is another file.
+  shift.Saw("binlog.000004", 4000, 900, 7);
+  EXPECT_EQ(shift.lower_bound(), 0u);
+  shift.Saw("binlog.000004", 4000, 900, 0);
+  EXPECT_EQ(shift.lower_bound(), 0u);
+}
+
 TEST(DiffTest, TabSeparated) {
   EXPECT_EQ(clickhouse::SplitTabSeparated("a\\tb\tc\\\\d\t\\0\\n"),
             (std::vector<std::string>{"a\tb", "c\\d", std::string("\0\n", 2)}));

@@ -119,6 +119,7 @@ class TableVerifier {
       return lag;
     }
     auto target = Ordinal(read_at);
+    ShiftAtRead shift(read_at.file, read_at.position);
     bool said = false;
     const Clock::time_point waiting_since = Clock::now();
     for (;;) {
@@ -126,11 +127,13 @@ class TableVerifier {
       if (cp.ok() && *cp) {
         const pipe::SourcePosition& resume = (*cp)->resume;
         auto at = Ordinal(resume);
+        shift.Saw(resume.file, resume.position, resume.version_shift, resume.sequence_base);
         if (target) {
           auto seq = pipe::BinlogFileSequence(read_at.file);
           int64_t counted = static_cast<int64_t>(seq.ok() ? *seq : 0) + resume.sequence_base;
           if (counted > 0) {
-            auto v = pipe::RowVersion({static_cast<uint32_t>(counted), read_at.position});
+            auto v =
+                pipe::RowVersion({static_cast<uint32_t>(counted), read_at.position + shift.lower_bound()});
             if (v.ok()) lag.first_version_after = *v;
           }
         }

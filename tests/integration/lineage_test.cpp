@@ -115,6 +115,58 @@ TEST_F(LineageTest, AProxyRePointedToThePromotedReplicaKeepsVersionsGrowing) {
       << ReadFile(p_.state() + "/checkpoint.json");
 }
 
+// Two GTID domains written in turns on the primary (a session with gtid_domain_id = 1, as a
+// multi-source or multi-domain setup writes them), then a move through the proxy to the promoted
+// replica. A multi-domain position is never resumed by file:position (a position is only safe for
+// one domain: transactions of another may lie before it and be applied already); by GTID, the
+// server skips what each domain already has. No transaction is applied twice or skipped.
+TEST_F(LineageTest, TwoDomainsMoveToThePromotedReplicaByGtid) {
+  ASSERT_TRUE(p_.connected());
+  CreateTable(200);
+  ASSERT_TRUE(pair_.WaitReplicaCaughtUp());
+  std::string error;
+  std::unique_ptr<TcpProxy> proxy = TcpProxy::Start(PortOf(pair_.primary_url()), &error);
+  ASSERT_NE(proxy, nullptr) << error;
+  p_.SetRunSources(WithPort(pair_.primary_url(), proxy->port()));
+  auto run = BackgroundProcess::Start(p_.RunArgs(p_.db() + ".*", false, {"--batch-age-ms", "200"}),
+                                      p_.state() + "/run.log");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_EQ(EqualWithin(60), "") << "the snapshot did not arrive:\n" << run->Log();
+  for (int round = 0; round < 10; ++round) {
+    const std::string domain = round % 2 == 0 ? "0" : "1";
+    p_.ExecAll({"SET SESSION gtid_domain_id = " + domain, "UPDATE t SET v = v + 1, s = 'domain " + domain +
+                                                              "' WHERE id % 10 = " + std::to_string(round)});
+  }
+  p_.Exec("SET SESSION gtid_domain_id = 0");
+  ASSERT_EQ(EqualWithin(60), "") << run->Log();
+  ASSERT_NE(p_.SourceValue("SELECT @@gtid_binlog_pos").find("1-11-"), std::string::npos);
+
+  ASSERT_TRUE(pair_.WaitReplicaCaughtUp());
+  ASSERT_TRUE(pair_.Promote());
+  proxy->Retarget(PortOf(pair_.replica_url()));
+  proxy->DropAll();
+  p_.ConnectSource(pair_.replica_url());
+  for (int round = 0; round < 6; ++round) {
+    const std::string domain = round % 2 == 0 ? "1" : "0";
+    p_.ExecAll({"SET SESSION gtid_domain_id = " + domain, "UPDATE t SET v = v * 2, s = 'after, domain " +
+                                                              domain +
+                                                              "' WHERE id % 7 = " + std::to_string(round)});
+  }
+  p_.Exec("SET SESSION gtid_domain_id = 0");
+  const std::string report = EqualWithin(90);
+  const std::string log = run->Log();
+  EXPECT_EQ(report, "") << log;
+  EXPECT_NE(log.find("moving the pipe from server_id 11"), std::string::npos) << log;
+  // On the new server, by GTID, both domains named (never by a file:position of one of them).
+  const size_t moved = log.find("moving the pipe from server_id 11");
+  const size_t reading = log.find("reading server_id 12 at ", moved);
+  ASSERT_NE(reading, std::string::npos) << log;
+  const std::string line = log.substr(reading, log.find('\n', reading) - reading);
+  EXPECT_NE(line.find(" from GTID "), std::string::npos) << line;
+  EXPECT_NE(line.find("1-11-"), std::string::npos) << line;
+  EXPECT_EQ(run->SignalAndWait(SIGTERM, 30000), 0) << log;
+}
+
 // RESET MASTER and the GTID state set again (a server re-cloned with the same server_id, a
 // restore): the GTIDs go on, the files begin again at 000001.
 TEST_F(LineageTest, ResetMasterWithTheGtidStateRestoredBeginsANewEpoch) {

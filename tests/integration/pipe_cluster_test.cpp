@@ -19,6 +19,9 @@
 #include <tuple>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "common/test_util.h"
 #include "pipe_compare.h"
 #include "pipe_harness.h"
 #include "test_env.h"
@@ -26,6 +29,8 @@
 namespace chsync {
 namespace {
 
+using chsync::test::ReadText;
+using chsync::test::WriteText;
 using testing::BackgroundProcess;
 using testing::CommandResult;
 using testing::Dest;
@@ -376,6 +381,90 @@ TEST_P(ClusterScenario, VerifyComparesTheClusterCopy) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cluster, ClusterScenario, ::testing::Values(kReplicated, kSharded), Name);
+
+/// Issue 33, case 5: a key's versions meet on one shard only while the routing stays the one its
+/// rows were written under. The checkpoint records it; a checkpoint written under other weights
+/// (as after a shard's weight or count changed in remote_servers) stops the pipe before any row is
+/// routed, `chsync resync` copies every table under the new routing; a Distributed table someone
+/// replaced is neither written through nor replaced.
+TEST(ClusterRouting, AChangedRoutingOrDistributedTableStopsThePipe) {
+  ClusterPipe pipe;
+  pipe.Init(kSharded, "routing");
+  ASSERT_TRUE(pipe.connected());
+  pipe.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, v INT NOT NULL, d DECIMAL(10,2), day DATE)",
+                "INSERT INTO t SELECT seq, seq, seq / 4, '2024-01-01' + INTERVAL seq DAY FROM seq_1_to_300"});
+  ASSERT_RUN_OK(pipe.RunCluster(), "(snapshot)");
+  const std::string checkpoint_file = pipe.state() + "/checkpoint.json";
+  nlohmann::json saved = nlohmann::json::parse(ReadText(checkpoint_file));
+  ASSERT_TRUE(saved.contains("routing")) << saved.dump(2);
+  EXPECT_EQ(saved["routing"]["cluster"], "sharded");
+  EXPECT_EQ(saved["routing"]["weights"], nlohmann::json::array({1, 1}));
+  EXPECT_EQ(saved["routing"]["key_text"], "18.16");
+
+  // The rows so far were written as if the cluster's shard weights had been 2 and 1.
+  saved["routing"]["weights"] = nlohmann::json::array({2, 1});
+  WriteText(checkpoint_file, saved.dump(2));
+  pipe.ExecAll({"UPDATE t SET v = v + 1000 WHERE id <= 50", "INSERT INTO t VALUES (301, 301, 1.25, NULL)"});
+  CommandResult stopped = pipe.RunCluster();
+  EXPECT_EQ(stopped.exit_code, 2) << stopped.Describe();
+  EXPECT_NE(stopped.err.find("routed over 2 shards of cluster 'sharded' (weights 2, 1)"), std::string::npos)
+      << stopped.Describe();
+  EXPECT_NE(stopped.err.find("run `chsync resync` with the same flags"), std::string::npos)
+      << stopped.Describe();
+  EXPECT_EQ(pipe.DestValue("SELECT count() FROM " + pipe.DestTable("t") + " WHERE v > 1000"), "0")
+      << "rows were routed under a changed routing";
+
+  std::vector<std::string> resync = pipe.Args(true);
+  resync[1] = "resync";
+  ASSERT_RUN_OK(RunCommand(resync, 300'000), "(resync under the new routing)");
+  saved = nlohmann::json::parse(ReadText(checkpoint_file));
+  EXPECT_EQ(saved["routing"]["weights"], nlohmann::json::array({1, 1}));
+  pipe.ExpectEveryNodeEqual("t", "after the resync");
+  pipe.ExpectRowsOnTheirShards("t");
+
+  // Someone replaces the Distributed table with one that shards at random.
+  const std::string dist = "`" + pipe.db() + "`.`t`";
+  const std::string local = "`" + pipe.db() + "_local`.`t`";
+  for (const std::string& sql :
+       {"DROP TABLE " + dist + " ON CLUSTER sharded", "CREATE TABLE " + dist + " ON CLUSTER sharded AS " +
+                                                          local + " ENGINE = Distributed(sharded, `" +
+                                                          pipe.db() + "_local`, t, rand())"}) {
+    std::string error;
+    ASSERT_TRUE(QueryDestination(pipe.nodes()[0], sql, &error).has_value()) << sql << ": " << error;
+  }
+  pipe.ExecAll({"UPDATE t SET v = v + 2000 WHERE id <= 50"});
+  CommandResult refused = pipe.RunCluster();
+  EXPECT_EQ(refused.exit_code, 2) << refused.Describe();
+  EXPECT_NE(refused.err.find("is not the Distributed table chsync makes"), std::string::npos)
+      << refused.Describe();
+  EXPECT_NE(refused.err.find("it shards by rand()"), std::string::npos) << refused.Describe();
+  EXPECT_EQ(NodeValue(pipe.nodes()[0], "SELECT engine_full FROM system.tables WHERE database = '" +
+                                           pipe.db() + "' AND name = 't'"),
+            "Distributed(sharded, " + pipe.db() + "_local, t, rand())")
+      << "the user's Distributed table was replaced";
+  EXPECT_EQ(pipe.DestValue("SELECT count() FROM " + pipe.DestTable("t") + " WHERE v > 2000"), "0");
+
+  // As the message says: the table copied again, under chsync's own Distributed table.
+  std::vector<std::string> resync_table = pipe.Args(true, {"--table", pipe.db() + ".t"});
+  resync_table[1] = "resync";
+  ASSERT_RUN_OK(RunCommand(resync_table, 300'000), "(resync of t)");
+  EXPECT_NE(NodeValue(pipe.nodes()[0], "SELECT engine_full FROM system.tables WHERE database = '" +
+                                           pipe.db() + "' AND name = 't'")
+                .find("cityHash64"),
+            std::string::npos);
+  pipe.ExpectEveryNodeEqual("t", "after the resync of t");
+  pipe.ExpectRowsOnTheirShards("t");
+
+  // Dropped, chsync makes its own again and goes on.
+  std::string error;
+  ASSERT_TRUE(
+      QueryDestination(pipe.nodes()[0], "DROP TABLE " + dist + " ON CLUSTER sharded", &error).has_value())
+      << error;
+  ASSERT_RUN_OK(pipe.RunCluster(), "(its own Distributed table again)");
+  pipe.ExpectEveryNodeEqual("t", "with chsync's Distributed table again");
+  pipe.ExpectRowsOnTheirShards("t");
+  pipe.Cleanup();
+}
 
 /// Rounds of row changes while a background `chsync run` streams; `during(round)` runs before each
 /// round (kills and starts servers, schema changes).

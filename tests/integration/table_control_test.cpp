@@ -353,5 +353,160 @@ TEST(TableControlServerTest, AnInsertClickHouseRefusesParksTheTable) {
   p.Cleanup();
 }
 
+// Issue 33, case 7: a request is "done" only once a saved checkpoint holds it. The save of the
+// checkpoint that records a pause fails (CHSYNC_FAIL_AT): the pause must not be reported done (the
+// pipe stops on a state directory it cannot write), it stays queued, and the next run carries it out.
+TEST(TableControlServerTest, ARequestIsDoneOnlyOnceTheCheckpointHoldingItIsSaved) {
+  PipeTest p;
+  p.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "tctl_save", kServerIdBase + 600000);
+  ASSERT_TRUE(p.connected());
+  p.ExecAll({"CREATE TABLE a (id INT PRIMARY KEY, v INT)", "INSERT INTO a SELECT seq, seq FROM seq_1_to_20"});
+  ASSERT_RUN_OK(p.Run(), "initial");
+  setenv("CHSYNC_FAIL_AT", "checkpoint.save.request", 1);
+  auto run = BackgroundProcess::Start(p.RunArgs(p.db() + ".*", false, {"--batch-age-ms", "100"}),
+                                      p.state() + "/run.log");
+  unsetenv("CHSYNC_FAIL_AT");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitFor([&] { return run->Log().find("streaming from") != std::string::npos; }, 60))
+      << run->Log();
+
+  CommandResult paused;
+  std::thread pause([&] {
+    paused = testing::RunCommand(
+        {testing::ChsyncBinary(), "pause", "--state", p.state(), "--table", p.db() + ".a", "--wait-s", "5"},
+        60'000);
+  });
+  // Transactions keep the stream going (and polling for requests) around the failed save.
+  for (int i = 0; i < 8 && !WaitFor([&] { return run->Log().find("fail point") != std::string::npos; }, 1);
+       ++i) {
+    p.Exec("INSERT INTO a VALUES (" + std::to_string(200 + i) + ", 0)");
+  }
+  for (int i = 0; i < 4; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+    p.Exec("INSERT INTO a VALUES (" + std::to_string(300 + i) + ", 0)");
+  }
+  pause.join();
+  ASSERT_NE(run->Log().find("fail point checkpoint.save.request"), std::string::npos) << run->Log();
+  EXPECT_EQ(paused.out.find("carried out before chsync restarted"), std::string::npos)
+      << "reported done from a checkpoint that was never saved:\n"
+      << paused.Describe() << run->Log();
+  EXPECT_EQ(paused.out.find("done"), std::string::npos) << paused.Describe() << run->Log();
+  EXPECT_NE(paused.err.find("stays queued"), std::string::npos) << paused.Describe() << run->Log();
+  EXPECT_NE(run->SignalAndWait(SIGKILL, 10000), 0);
+  ASSERT_RUN_OK(p.Run(), "after the kill");
+  CommandResult status = p.ChsyncStatus();
+  EXPECT_NE(status.out.find(p.db() + ".a  paused"), std::string::npos) << status.Describe();
+  p.Cleanup();
+}
+
+// Issue 33, case 7: the save of the checkpoint that records a pause is slow (CHSYNC_DELAY_AT holds
+// it 8 s); meanwhile the stream goes on and polls for requests. The pause is not reported done from
+// the pipe's memory before a saved checkpoint holds it: a kill -9 in that window leaves it queued,
+// and the next run carries it out. (Before: "done: carried out before chsync restarted", and the
+// pause was lost with the kill.)
+TEST(TableControlServerTest, ARequestIsNotDoneWhileItsCheckpointIsStillBeingSaved) {
+  PipeTest p;
+  p.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "tctl_slow", kServerIdBase + 650000);
+  ASSERT_TRUE(p.connected());
+  p.ExecAll({"CREATE TABLE a (id INT PRIMARY KEY, v INT)", "CREATE TABLE noise (id INT PRIMARY KEY)",
+             "INSERT INTO a SELECT seq, seq FROM seq_1_to_20"});
+  ASSERT_RUN_OK(p.RunTables(p.db() + ".a"), "initial");
+  setenv("CHSYNC_DELAY_AT", "checkpoint.save.request", 1);
+  setenv("CHSYNC_DELAY_MS", "8000", 1);
+  auto run = BackgroundProcess::Start(p.RunArgs(p.db() + ".a", false, {"--batch-age-ms", "100"}),
+                                      p.state() + "/run.log");
+  unsetenv("CHSYNC_DELAY_AT");
+  unsetenv("CHSYNC_DELAY_MS");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitFor([&] { return run->Log().find("streaming from") != std::string::npos; }, 60))
+      << run->Log();
+
+  CommandResult paused;
+  std::thread pause([&] {
+    paused = testing::RunCommand(
+        {testing::ChsyncBinary(), "pause", "--state", p.state(), "--table", p.db() + ".a", "--wait-s", "4"},
+        60'000);
+  });
+  // Transactions on a table the pipe does not replicate: the stream polls on, queuing nothing.
+  for (int i = 0; i < 12; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    p.Exec("INSERT INTO noise VALUES (" + std::to_string(i) + ")");
+  }
+  pause.join();
+  ASSERT_NE(run->Log().find("delay point checkpoint.save.request"), std::string::npos) << run->Log();
+  EXPECT_EQ(paused.out.find("done"), std::string::npos)
+      << "reported done while the checkpoint holding it was not saved yet:\n"
+      << paused.Describe() << run->Log();
+  EXPECT_NE(run->SignalAndWait(SIGKILL, 10000), 0);  // within the 8 s the save waits
+
+  ASSERT_RUN_OK(p.RunTables(p.db() + ".a"), "after the kill");
+  CommandResult status = p.ChsyncStatus();
+  EXPECT_NE(status.out.find(p.db() + ".a  paused"), std::string::npos) << status.Describe();
+  p.Cleanup();
+}
+
+// Issue 33, case 2: ClickHouse refuses a table's INSERT (the table detached) in a transaction that
+// also writes a large table; the source goes quiet and the pipe is killed. The refused rows stay
+// owed: after the restart the table is still parked (not streamed on past its missing rows), and a
+// resume brings it back equal to the source.
+TEST(TableControlServerTest, ARefusedTableStaysOwedAcrossAQuietSourceAndAKill) {
+  PipeTest p;
+  p.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "tctl_owed", kServerIdBase + 700000);
+  ASSERT_TRUE(p.connected());
+  p.ExecAll({"CREATE TABLE big (id INT PRIMARY KEY, v INT, s VARCHAR(40))",
+             "CREATE TABLE small (id INT PRIMARY KEY, v INT)", "INSERT INTO small VALUES (1, 1)"});
+  ASSERT_RUN_OK(p.Run(), "initial");
+  auto run = BackgroundProcess::Start(p.RunArgs(p.db() + ".*", false, {"--batch-rows", "5000"}),
+                                      p.state() + "/run.log");
+  ASSERT_TRUE(run.has_value());
+  ASSERT_TRUE(WaitFor([&] { return run->Log().find("streaming from") != std::string::npos; }, 60))
+      << run->Log();
+  std::string error;
+  ASSERT_TRUE(testing::QueryDestination(p.dest_url(), "DETACH TABLE " + p.DestTable("small"), &error))
+      << error;
+  p.ExecAll({"START TRANSACTION", "INSERT INTO small VALUES (2, 2)",
+             "INSERT INTO big SELECT seq, seq, REPEAT('x', 30) FROM seq_1_to_40000", "COMMIT"});
+  ASSERT_TRUE(WaitFor([&] { return run->Log().find("PARKED") != std::string::npos; }, 60)) << run->Log();
+  EXPECT_TRUE(WaitFor([&] { return p.Compare("big").empty(); }, 60)) << p.Compare("big");
+  std::this_thread::sleep_for(std::chrono::seconds(2));  // a quiet source: no transaction moves the stream
+  EXPECT_NE(run->SignalAndWait(SIGKILL, 10000), 0);
+  ASSERT_TRUE(testing::QueryDestination(p.dest_url(), "ATTACH TABLE " + p.DestTable("small"), &error))
+      << error;
+
+  p.Exec("INSERT INTO big VALUES (40001, 1, 'after')");
+  ASSERT_RUN_OK(p.Run(), "after the kill");
+  CommandResult status = p.ChsyncStatus();
+  EXPECT_NE(status.out.find(p.db() + ".small  parked"), std::string::npos)
+      << "the refused row of small is owed until small is copied again\n"
+      << status.Describe();
+  EXPECT_EQUAL_TO_SOURCE(p, "big", "after the kill");
+  CommandResult resumed = testing::RunCommand(
+      {testing::ChsyncBinary(), "resume", "--state", p.state(), "--table", p.db() + ".small"}, 120'000);
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.Describe();  // queued: no pipe runs
+  ASSERT_RUN_OK(p.Run(), "the resume");
+  EXPECT_EQUAL_TO_SOURCE(p, "small", "after the resume");
+  p.Cleanup();
+}
+
+// Issue 33, case 9: chsync does not follow foreign-key cascades yet; the run says so in its log
+// and `chsync status` names each cascading key of a replicated table.
+TEST(TableControlServerTest, CascadingForeignKeysAreNamedInTheLogAndTheStatus) {
+  PipeTest p;
+  p.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "tctl_fk", kServerIdBase + 800000);
+  ASSERT_TRUE(p.connected());
+  p.ExecAll({"CREATE TABLE department (id INT PRIMARY KEY)",
+             "CREATE TABLE dept_emp (emp_no INT, dept_id INT, PRIMARY KEY (emp_no, dept_id), CONSTRAINT "
+             "fk_dept FOREIGN KEY (dept_id) REFERENCES department (id) ON DELETE CASCADE)",
+             "INSERT INTO department VALUES (1), (2)", "INSERT INTO dept_emp VALUES (10, 1), (11, 2)"});
+  CommandResult r = p.Run();
+  ASSERT_RUN_OK(r, "initial");
+  const std::string key = p.db() + ".dept_emp (fk_dept) -> " + p.db() + ".department: ON DELETE CASCADE";
+  EXPECT_NE(r.err.find("foreign key " + key + ": the source changes"), std::string::npos) << r.Describe();
+  CommandResult status = p.ChsyncStatus();
+  EXPECT_NE(status.out.find("cascading foreign keys (not followed"), std::string::npos) << status.Describe();
+  EXPECT_NE(status.out.find("  " + key + "\n"), std::string::npos) << status.Describe();
+  p.Cleanup();
+}
+
 }  // namespace
 }  // namespace chsync

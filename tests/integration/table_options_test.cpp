@@ -137,6 +137,42 @@ TEST_P(TableOptionsTest, AnOrderByColumnRenamedAtTheSourceStillMovesItsRows) {
   EXPECT_EQUAL_TO_SOURCE(p_, "t", "after a restart");
 }
 
+/// Issue 33, case 3: a Nullable column that ORDER BY reads as isNull(c), assumeNotNull(c), dropped at
+/// the source. Kept in ClickHouse, it would be NULL in every later row, and an updated row would
+/// stand twice in FINAL (its old version under the old value, its new one under NULL). The table is
+/// parked instead, rows owed; with the column out of order_by, a resync brings it back.
+TEST_P(TableOptionsTest, AnOrderByColumnDroppedAtTheSourceParksTheTable) {
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, region VARCHAR(10), v INT)",
+              "CREATE TABLE other (id INT PRIMARY KEY, v INT)",
+              "INSERT INTO t VALUES (1, 'eu', 1), (2, NULL, 2)", "INSERT INTO other VALUES (1, 1)"});
+  const std::vector<std::string> config =
+      Config("table_options:\n  DB.t:\n    order_by: \"(isNull(region), assumeNotNull(region), id)\"\n");
+  ASSERT_RUN_OK(p_.Run(config), "the snapshot");
+  p_.ExecAll({"ALTER TABLE t DROP COLUMN region", "UPDATE t SET v = 10 WHERE id = 1",
+              "UPDATE other SET v = 10 WHERE id = 1"});
+  CommandResult r = p_.Run(config);
+  ASSERT_RUN_OK(r, "after the drop");
+  EXPECT_NE(r.err.find("drops column `region`, which the ClickHouse table's ORDER BY or PARTITION BY reads"),
+            std::string::npos)
+      << r.Describe();
+  CommandResult status = p_.ChsyncStatus();
+  EXPECT_NE(status.out.find(p_.db() + ".t  parked"), std::string::npos) << status.Describe();
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t") + " FINAL WHERE _chsync_is_deleted = 0"),
+            "2")
+      << "one live row per key";
+  EXPECT_EQUAL_TO_SOURCE(p_, "other", "while t is parked");
+
+  const std::vector<std::string> fixed = Config("table_options:\n  DB.t:\n    order_by: id\n");
+  std::vector<std::string> resync = p_.RunArgs(p_.db() + ".*", /*until_caught_up=*/true, fixed);
+  resync[1] = "resync";
+  resync.insert(resync.end(), {"--table", p_.db() + ".t"});
+  ASSERT_RUN_OK(testing::RunCommand(resync, 300000), "the resync without region in order_by");
+  p_.Exec("UPDATE t SET v = 20 WHERE id = 2");
+  ASSERT_RUN_OK(p_.Run(fixed), "after the resync");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the resync");
+}
+
 /// Excluded and renamed columns through a snapshot, streaming, ADD COLUMN of an excluded name, a
 /// RENAME COLUMN of an excluded column and a RENAME TABLE: the kept columns equal the source, and
 /// no excluded value reaches ClickHouse (not as a column, not in any stored value).
