@@ -780,10 +780,9 @@ void Pipe::NoteCascades() {
   status_.cascades.clear();
   for (const mysql::CascadingForeignKey& fk : *cascades) {
     log::Warn(
-        "foreign key {}: the source changes {}.{}'s rows without binlog row events, and chsync does not "
-        "follow "
-        "cascades yet: ClickHouse keeps the rows a cascade changes or removes (run `chsync resync --table "
-        "{}.{}` after such a change)",
+        "foreign key {}: the source changes {}.{}'s rows without binlog row events, and chsync does "
+        "not follow cascades yet: ClickHouse keeps the rows a cascade changes or removes (run `chsync "
+        "resync --table {}.{}` after such a change)",
         fk.Describe(), fk.database, fk.table, fk.database, fk.table);
     status_.cascades.push_back(fk.Describe());
   }
