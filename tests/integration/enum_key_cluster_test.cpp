@@ -95,29 +95,9 @@ class EnumKeyCluster : public ::testing::TestWithParam<Writes> {
     }
   }
 
-  /// Every row of `table` is on the shard its Distributed table's sharding expression names, and
-  /// no key is on both shards.
+  /// Every row of `table` on the shard its Distributed table names, no key on both (pipe_harness.h).
   void ExpectRowsOnTheirShards(const std::string& table) {
-    const std::string local = "`" + pipe_.db() + "_local`.`" + table + "`";
-    const std::string key = NodeValue(nodes_[0], "SELECT sorting_key FROM system.tables WHERE database = '" +
-                                                     pipe_.db() + "_local' AND name = '" + table + "'");
-    ASSERT_FALSE(key.empty()) << table;
-    for (size_t n = 0; n < nodes_.size(); ++n) {
-      EXPECT_EQ(NodeValue(nodes_[n], "SELECT count() FROM " + local + " WHERE cityHash64(toString(tuple(" +
-                                         key + "))) % 2 != " + std::to_string(n)),
-                "0")
-          << "rows of " << table << " on shard " << n + 1 << " that belong to the other shard";
-    }
-    std::set<std::string> keys;
-    size_t both = 0;
-    for (const std::string& node : nodes_) {
-      std::string error;
-      auto rows =
-          QueryDestination(node, "SELECT DISTINCT toString(tuple(" + key + ")) FROM " + local, &error);
-      ASSERT_TRUE(rows.has_value()) << error;
-      for (const auto& row : *rows) both += keys.insert(row.at(0).value_or("")).second ? 0 : 1;
-    }
-    EXPECT_EQ(both, 0u) << table << ": keys with versions on both shards";
+    testing::ExpectRowsOnTheirShards(nodes_, pipe_.db(), table);
   }
 
   /// NULL rows of `table` on each shard, as "n1/n2".

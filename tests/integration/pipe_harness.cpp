@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <set>
 #include <thread>
 
 #include "common/url.h"
@@ -244,6 +245,38 @@ bool PurgeAllButCurrent(PipeTest& p) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   return false;
+}
+
+void ExpectRowsOnTheirShards(const std::vector<std::string>& nodes, const std::string& database,
+                             const std::string& table) {
+  auto value = [&](const std::string& node, const std::string& sql) -> std::string {
+    std::string error;
+    auto rows = QueryDestination(node, sql, &error);
+    if (!rows) {
+      ADD_FAILURE() << "ClickHouse at " << node << ": " << sql << ": " << error;
+      return "";
+    }
+    return rows->empty() || rows->front().empty() ? "" : rows->front().front().value_or("");
+  };
+  const std::string local = "`" + database + "_local`.`" + table + "`";
+  const std::string key = value(nodes.at(0), "SELECT sorting_key FROM system.tables WHERE database = '" +
+                                                 database + "_local' AND name = '" + table + "'");
+  ASSERT_FALSE(key.empty()) << table;
+  for (size_t n = 0; n < nodes.size(); ++n) {
+    EXPECT_EQ(value(nodes[n], "SELECT count() FROM " + local + " WHERE cityHash64(toString(tuple(" + key +
+                                  "))) % 2 != " + std::to_string(n)),
+              "0")
+        << "rows of " << table << " on shard " << n + 1 << " that belong to the other shard";
+  }
+  std::set<std::string> keys;
+  size_t both = 0;
+  for (const std::string& node : nodes) {
+    std::string error;
+    auto rows = QueryDestination(node, "SELECT DISTINCT toString(tuple(" + key + ")) FROM " + local, &error);
+    ASSERT_TRUE(rows.has_value()) << error;
+    for (const auto& row : *rows) both += keys.insert(row.at(0).value_or("")).second ? 0 : 1;
+  }
+  EXPECT_EQ(both, 0u) << table << ": keys with versions on both shards";
 }
 
 }  // namespace chsync::testing

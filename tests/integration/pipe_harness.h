@@ -134,4 +134,10 @@ class PipeTest {
 /// passes, so it tries again (for up to 10 s).
 bool PurgeAllButCurrent(PipeTest& p);
 
+/// A cluster of two shards, one node each (`nodes`, shard order): every row of
+/// `database`_local.`table` is on the shard its Distributed table's sharding expression names
+/// (what routing in chsync must keep), and no key is on both shards. Failures are recorded.
+void ExpectRowsOnTheirShards(const std::vector<std::string>& nodes, const std::string& database,
+                             const std::string& table);
+
 }  // namespace chsync::testing

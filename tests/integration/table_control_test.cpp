@@ -353,6 +353,46 @@ TEST(TableControlServerTest, AnInsertClickHouseRefusesParksTheTable) {
   p.Cleanup();
 }
 
+/// Starts `chsync run` over `tables` in `run`, with the environment variables `env` set for it (a
+/// fail or a delay point), waits until it streams, and asks it to pause DB.a (`--wait-s wait_s`)
+/// while `meanwhile` runs; returns the pause's answer.
+CommandResult PauseWhile(PipeTest& p, const std::string& tables,
+                         const std::vector<std::pair<std::string, std::string>>& env,
+                         const std::string& wait_s, std::optional<BackgroundProcess>& run,
+                         const std::function<void()>& meanwhile) {
+  for (const auto& [name, value] : env) setenv(name.c_str(), value.c_str(), 1);
+  auto started =
+      BackgroundProcess::Start(p.RunArgs(tables, false, {"--batch-age-ms", "100"}), p.state() + "/run.log");
+  for (const auto& [name, value] : env) unsetenv(name.c_str());
+  if (!started.has_value()) {
+    ADD_FAILURE() << "chsync run did not start";
+    return {};
+  }
+  run.emplace(std::move(*started));
+  if (!WaitFor([&] { return run->Log().find("streaming from") != std::string::npos; }, 60)) {
+    ADD_FAILURE() << run->Log();
+    return {};
+  }
+  CommandResult paused;
+  std::thread pause([&] {
+    paused = testing::RunCommand({testing::ChsyncBinary(), "pause", "--state", p.state(), "--table",
+                                  p.db() + ".a", "--wait-s", wait_s},
+                                 60'000);
+  });
+  meanwhile();
+  pause.join();
+  return paused;
+}
+
+/// Kills `run` (SIGKILL), runs the pipe over `tables` until caught up, and expects DB.a paused: a
+/// pause no saved checkpoint held before the kill stayed queued, and this run carried it out.
+void ExpectPausedAfterAKill(PipeTest& p, const std::string& tables, BackgroundProcess& run) {
+  EXPECT_NE(run.SignalAndWait(SIGKILL, 10000), 0);
+  ASSERT_RUN_OK(p.RunTables(tables), "after the kill");
+  CommandResult status = p.ChsyncStatus();
+  EXPECT_NE(status.out.find(p.db() + ".a  paused"), std::string::npos) << status.Describe();
+}
+
 // Issue 33, case 7: a request is "done" only once a saved checkpoint holds it. The save of the
 // checkpoint that records a pause fails (CHSYNC_FAIL_AT): the pause must not be reported done (the
 // pipe stops on a state directory it cannot write), it stays queued, and the next run carries it out.
@@ -362,40 +402,27 @@ TEST(TableControlServerTest, ARequestIsDoneOnlyOnceTheCheckpointHoldingItIsSaved
   ASSERT_TRUE(p.connected());
   p.ExecAll({"CREATE TABLE a (id INT PRIMARY KEY, v INT)", "INSERT INTO a SELECT seq, seq FROM seq_1_to_20"});
   ASSERT_RUN_OK(p.Run(), "initial");
-  setenv("CHSYNC_FAIL_AT", "checkpoint.save.request", 1);
-  auto run = BackgroundProcess::Start(p.RunArgs(p.db() + ".*", false, {"--batch-age-ms", "100"}),
-                                      p.state() + "/run.log");
-  unsetenv("CHSYNC_FAIL_AT");
+  std::optional<BackgroundProcess> run;
+  CommandResult paused =
+      PauseWhile(p, p.db() + ".*", {{"CHSYNC_FAIL_AT", "checkpoint.save.request"}}, "5", run, [&] {
+        // Transactions keep the stream going (and polling for requests) around the failed save.
+        for (int i = 0;
+             i < 8 && !WaitFor([&] { return run->Log().find("fail point") != std::string::npos; }, 1); ++i) {
+          p.Exec("INSERT INTO a VALUES (" + std::to_string(200 + i) + ", 0)");
+        }
+        for (int i = 0; i < 4; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(400));
+          p.Exec("INSERT INTO a VALUES (" + std::to_string(300 + i) + ", 0)");
+        }
+      });
   ASSERT_TRUE(run.has_value());
-  ASSERT_TRUE(WaitFor([&] { return run->Log().find("streaming from") != std::string::npos; }, 60))
-      << run->Log();
-
-  CommandResult paused;
-  std::thread pause([&] {
-    paused = testing::RunCommand(
-        {testing::ChsyncBinary(), "pause", "--state", p.state(), "--table", p.db() + ".a", "--wait-s", "5"},
-        60'000);
-  });
-  // Transactions keep the stream going (and polling for requests) around the failed save.
-  for (int i = 0; i < 8 && !WaitFor([&] { return run->Log().find("fail point") != std::string::npos; }, 1);
-       ++i) {
-    p.Exec("INSERT INTO a VALUES (" + std::to_string(200 + i) + ", 0)");
-  }
-  for (int i = 0; i < 4; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
-    p.Exec("INSERT INTO a VALUES (" + std::to_string(300 + i) + ", 0)");
-  }
-  pause.join();
   ASSERT_NE(run->Log().find("fail point checkpoint.save.request"), std::string::npos) << run->Log();
   EXPECT_EQ(paused.out.find("carried out before chsync restarted"), std::string::npos)
       << "reported done from a checkpoint that was never saved:\n"
       << paused.Describe() << run->Log();
   EXPECT_EQ(paused.out.find("done"), std::string::npos) << paused.Describe() << run->Log();
   EXPECT_NE(paused.err.find("stays queued"), std::string::npos) << paused.Describe() << run->Log();
-  EXPECT_NE(run->SignalAndWait(SIGKILL, 10000), 0);
-  ASSERT_RUN_OK(p.Run(), "after the kill");
-  CommandResult status = p.ChsyncStatus();
-  EXPECT_NE(status.out.find(p.db() + ".a  paused"), std::string::npos) << status.Describe();
+  ExpectPausedAfterAKill(p, p.db() + ".*", *run);
   p.Cleanup();
 }
 
@@ -411,37 +438,22 @@ TEST(TableControlServerTest, ARequestIsNotDoneWhileItsCheckpointIsStillBeingSave
   p.ExecAll({"CREATE TABLE a (id INT PRIMARY KEY, v INT)", "CREATE TABLE noise (id INT PRIMARY KEY)",
              "INSERT INTO a SELECT seq, seq FROM seq_1_to_20"});
   ASSERT_RUN_OK(p.RunTables(p.db() + ".a"), "initial");
-  setenv("CHSYNC_DELAY_AT", "checkpoint.save.request", 1);
-  setenv("CHSYNC_DELAY_MS", "8000", 1);
-  auto run = BackgroundProcess::Start(p.RunArgs(p.db() + ".a", false, {"--batch-age-ms", "100"}),
-                                      p.state() + "/run.log");
-  unsetenv("CHSYNC_DELAY_AT");
-  unsetenv("CHSYNC_DELAY_MS");
+  std::optional<BackgroundProcess> run;
+  CommandResult paused = PauseWhile(
+      p, p.db() + ".a", {{"CHSYNC_DELAY_AT", "checkpoint.save.request"}, {"CHSYNC_DELAY_MS", "8000"}}, "4",
+      run, [&] {
+        // Transactions on a table the pipe does not replicate: the stream polls on, queuing nothing.
+        for (int i = 0; i < 12; ++i) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          p.Exec("INSERT INTO noise VALUES (" + std::to_string(i) + ")");
+        }
+      });
   ASSERT_TRUE(run.has_value());
-  ASSERT_TRUE(WaitFor([&] { return run->Log().find("streaming from") != std::string::npos; }, 60))
-      << run->Log();
-
-  CommandResult paused;
-  std::thread pause([&] {
-    paused = testing::RunCommand(
-        {testing::ChsyncBinary(), "pause", "--state", p.state(), "--table", p.db() + ".a", "--wait-s", "4"},
-        60'000);
-  });
-  // Transactions on a table the pipe does not replicate: the stream polls on, queuing nothing.
-  for (int i = 0; i < 12; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    p.Exec("INSERT INTO noise VALUES (" + std::to_string(i) + ")");
-  }
-  pause.join();
   ASSERT_NE(run->Log().find("delay point checkpoint.save.request"), std::string::npos) << run->Log();
   EXPECT_EQ(paused.out.find("done"), std::string::npos)
       << "reported done while the checkpoint holding it was not saved yet:\n"
       << paused.Describe() << run->Log();
-  EXPECT_NE(run->SignalAndWait(SIGKILL, 10000), 0);  // within the 8 s the save waits
-
-  ASSERT_RUN_OK(p.RunTables(p.db() + ".a"), "after the kill");
-  CommandResult status = p.ChsyncStatus();
-  EXPECT_NE(status.out.find(p.db() + ".a  paused"), std::string::npos) << status.Describe();
+  ExpectPausedAfterAKill(p, p.db() + ".a", *run);  // within the 8 s the save waits
   p.Cleanup();
 }
 
