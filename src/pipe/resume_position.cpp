@@ -1,8 +1,11 @@
 #include "pipe/resume_position.h"
 
 #include <charconv>
+#include <chrono>
+#include <thread>
 #include <utility>
 
+#include "common/crash_point.h"
 #include "common/log.h"
 #include "pipe/row_version.h"
 
@@ -270,7 +273,15 @@ ResumeChoice DecideResume(mysql::Connection& conn, ResumeFacts facts) {
   }
   bool listed = false;
   for (const std::string& file : facts.binary_logs) listed = listed || file == facts.at.file;
-  if (listed) {
+  // The event at the position, or, with none there, the binlog's end and GTID state: two reads a
+  // commit can fall between. The GTID state is read first (a commit enters it before the end moves
+  // past it), and a different end is read again, with the event it brought: a busy server is not a
+  // binlog written anew (seen in CI on a shared server).
+  for (int attempt = 0; listed && attempt < 5; ++attempt) {
+    facts.event.reset();
+    facts.event_error.clear();
+    facts.live_end = {};
+    facts.binlog_gtid_pos.clear();
     // One event read where the position points, not the file from its start: 0.04-0.13 ms in the
     // server (SHOW PROFILES) 4 bytes, 154 MB and 430 MB into a 430 MB file, where BINLOG_GTID_POS
     // took 45 ms for the 154 MB before its position.
@@ -278,7 +289,9 @@ ResumeChoice DecideResume(mysql::Connection& conn, ResumeFacts facts) {
                             std::to_string(facts.at.position) + " LIMIT 1");
     if (!event.ok()) {
       facts.event_error = event.error().message();
-    } else if (!event->rows.empty()) {
+      break;
+    }
+    if (!event->rows.empty()) {
       const int type = event->ColumnIndex("Event_type");
       const int info = event->ColumnIndex("Info");
       if (type < 0 || info < 0)
@@ -286,13 +299,19 @@ ResumeChoice DecideResume(mysql::Connection& conn, ResumeFacts facts) {
       const auto& row = event->rows.front();
       facts.event = BinlogEventRow{row[static_cast<size_t>(type)].value_or(""),
                                    row[static_cast<size_t>(info)].value_or("")};
-    } else {
-      auto end = mysql::CurrentBinlogPosition(conn);
-      if (!end.ok()) return failed("reading the binlog's end", end.error());
-      facts.live_end = std::move(end).value();
-      auto pos = conn.QueryValue("SELECT @@GLOBAL.gtid_binlog_pos");
-      if (!pos.ok()) return failed("SELECT @@GLOBAL.gtid_binlog_pos", pos.error());
-      facts.binlog_gtid_pos = pos->value_or("");
+      break;
+    }
+    auto pos = conn.QueryValue("SELECT @@GLOBAL.gtid_binlog_pos");
+    if (!pos.ok()) return failed("SELECT @@GLOBAL.gtid_binlog_pos", pos.error());
+    facts.binlog_gtid_pos = pos->value_or("");
+    DelayPoint("resume.binlog_end");
+    auto end = mysql::CurrentBinlogPosition(conn);
+    if (!end.ok()) return failed("reading the binlog's end", end.error());
+    facts.live_end = std::move(end).value();
+    if (facts.live_end.file == facts.at.file && facts.live_end.position == facts.at.position) {
+      if (ChooseResume(facts).by_position) break;
+      // A commit between the two reads; the next attempt waits for it to settle.
+      std::this_thread::sleep_for(std::chrono::milliseconds(20 << attempt));
     }
   }
   ResumeChoice choice = ChooseResume(facts);
