@@ -183,6 +183,17 @@ std::string TableSchema::QualifiedName() const {
   return database.empty() ? name : database + "." + name;
 }
 
+std::string_view ForeignKeyActionName(ForeignKey::Action action) {
+  switch (action) {
+    case ForeignKey::Action::kRestrict: return "RESTRICT";
+    case ForeignKey::Action::kNoAction: return "NO ACTION";
+    case ForeignKey::Action::kCascade: return "CASCADE";
+    case ForeignKey::Action::kSetNull: return "SET NULL";
+    case ForeignKey::Action::kSetDefault: return "SET DEFAULT";
+  }
+  return "RESTRICT";
+}
+
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {

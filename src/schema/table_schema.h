@@ -154,6 +154,26 @@ struct Key {
   bool operator==(const Key&) const = default;
 };
 
+/// A FOREIGN KEY of a table (the child): its `columns` reference `parent_columns` of the parent table,
+/// in the same order. The actions are what InnoDB does to the child's rows when the parent's row is
+/// deleted or its referenced columns change; the binlog carries no rows for them.
+struct ForeignKey {
+  enum class Action { kRestrict, kNoAction, kCascade, kSetNull, kSetDefault };
+  /// The constraint's name (CONSTRAINT symbol, or the name the server generated).
+  std::string name;
+  std::vector<std::string> columns;
+  std::string parent_database;
+  std::string parent_table;
+  std::vector<std::string> parent_columns;
+  Action on_delete = Action::kRestrict;
+  Action on_update = Action::kRestrict;
+
+  bool operator==(const ForeignKey&) const = default;
+};
+
+/// "CASCADE", "SET NULL", "RESTRICT", "NO ACTION", "SET DEFAULT".
+std::string_view ForeignKeyActionName(ForeignKey::Action action);
+
 /// One table's schema.
 struct TableSchema {
   std::string database;
@@ -164,6 +184,8 @@ struct TableSchema {
   std::vector<std::string> primary_key;
   /// UNIQUE keys (not the primary key), in declaration order.
   std::vector<Key> unique_keys;
+  /// FOREIGN KEYs of this table (as the child), in declaration order.
+  std::vector<ForeignKey> foreign_keys;
   std::string engine;
   /// Default character set and collation of the table; may be empty when unknown.
   std::string charset;
