@@ -158,7 +158,8 @@ Result<std::vector<schema::TableSchema>> LoadTableSchemas(Connection& conn,
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows tables, rows(schema::TablesQuery(databases)));
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows columns, rows(schema::ColumnsQuery(databases)));
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows statistics, rows(schema::StatisticsQuery(databases)));
-  return schema::LoadSchemas(tables, columns, statistics, {mariadb});
+  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows foreign_keys, rows(schema::ForeignKeysQuery(databases)));
+  return schema::LoadSchemas(tables, columns, statistics, foreign_keys, {mariadb});
 }
 
 }  // namespace chsync::mysql

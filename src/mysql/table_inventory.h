@@ -57,7 +57,7 @@ std::string CascadesQuery();
 Result<std::vector<TableInfo>> InspectTables(Connection& conn, const TableFilter& filter);
 
 /// The schemas of the base tables of `databases` as information_schema describes them
-/// (schema::LoadSchemas over its three queries), ordered by (database, name).
+/// (schema::LoadSchemas over its four queries, foreign keys included), ordered by (database, name).
 Result<std::vector<schema::TableSchema>> LoadTableSchemas(Connection& conn,
                                                           const std::vector<std::string>& databases,
                                                           bool mariadb);

@@ -31,12 +31,30 @@ std::string DefaultText(const DefaultValue& d) {
   }
 }
 
+std::string ActionText(ForeignKey::Action action) {
+  std::string out(ForeignKeyActionName(action));
+  for (char& ch : out) {
+    if (ch == ' ') ch = '_';
+  }
+  return out;
+}
+
+/// " -> parent (cols) on_delete=… on_update=… index=…" of a FOREIGN KEY as written.
+std::string ReferencesText(const KeyDefinition& k) {
+  std::string out = " -> " + Name(k.references);
+  if (!k.referenced_columns.empty()) out += " (" + Join(k.referenced_columns) + ")";
+  if (k.on_delete) out += " on_delete=" + ActionText(*k.on_delete);
+  if (k.on_update) out += " on_update=" + ActionText(*k.on_update);
+  if (!k.index_name.empty()) out += " index=" + k.index_name;
+  return out;
+}
+
 std::string KeyText(const KeyDefinition& k) {
   std::string out = fmt::format("key {}", KeyTypeName(k.type));
   if (!k.name.empty() && k.type != KeyDefinition::Type::kPrimary) out += " " + k.name;
   if (k.type == KeyDefinition::Type::kCheck) return out + " (" + k.check + ")";
   out += " (" + Join(k.columns) + ")";
-  if (k.type == KeyDefinition::Type::kForeign) out += " -> " + Name(k.references);
+  if (k.type == KeyDefinition::Type::kForeign) out += ReferencesText(k);
   return out;
 }
 
@@ -62,6 +80,7 @@ std::string DefinitionText(const ColumnDefinition& d) {
   if (d.primary_key) out += " primary_key";
   if (d.unique) out += " unique";
   if (d.serial) out += " serial";
+  if (d.references) out += " references" + ReferencesText(*d.references).substr(3);
   return out;
 }
 
@@ -246,6 +265,11 @@ std::string ExplainSchema(const TableSchema& t) {
   for (const Column& c : t.columns) out += fmt::format("  {} {}\n", c.ordinal_position, ExplainColumn(c));
   if (!t.primary_key.empty()) out += "  primary (" + Join(t.primary_key) + ")\n";
   for (const Key& k : t.unique_keys) out += "  unique " + k.name + " (" + Join(k.columns) + ")\n";
+  for (const ForeignKey& f : t.foreign_keys) {
+    out += fmt::format("  foreign {} ({}) -> {}.{} ({}) on_delete={} on_update={}\n", f.name, Join(f.columns),
+                       f.parent_database, f.parent_table, Join(f.parent_columns), ActionText(f.on_delete),
+                       ActionText(f.on_update));
+  }
   return out;
 }
 

@@ -103,10 +103,39 @@ std::string StatisticsQuery(const std::vector<std::string>& databases) {
          InList(databases) + ") ORDER BY TABLE_SCHEMA, TABLE_NAME, INDEX_NAME, SEQ_IN_INDEX";
 }
 
+std::string ForeignKeysQuery(const std::vector<std::string>& databases) {
+  // The join compares names as utf8mb4 bytes: MySQL 8's views give the two tables' name columns
+  // different collations (an illegal mix when compared as they are), and both views read the same
+  // dictionary rows, so the bytes match. REFERENCED_TABLE_NAME IS NOT NULL drops the rows of a
+  // PRIMARY/UNIQUE key that shares the foreign key's name (MariaDB allows it).
+  auto same = [](std::string_view column) {
+    return fmt::format(
+        "CONVERT(kcu.{0} USING utf8mb4) COLLATE utf8mb4_bin = "
+        "CONVERT(rc.{0} USING utf8mb4) COLLATE utf8mb4_bin",
+        column);
+  };
+  return "SELECT kcu.CONSTRAINT_SCHEMA, kcu.TABLE_NAME, kcu.CONSTRAINT_NAME, kcu.COLUMN_NAME, "
+         "kcu.ORDINAL_POSITION, kcu.REFERENCED_TABLE_SCHEMA, kcu.REFERENCED_TABLE_NAME, "
+         "kcu.REFERENCED_COLUMN_NAME, rc.UPDATE_RULE, rc.DELETE_RULE "
+         "FROM information_schema.REFERENTIAL_CONSTRAINTS rc JOIN information_schema.KEY_COLUMN_USAGE kcu "
+         "ON " +
+         same("CONSTRAINT_SCHEMA") + " AND " + same("TABLE_NAME") + " AND " + same("CONSTRAINT_NAME") +
+         " WHERE rc.CONSTRAINT_SCHEMA IN (" + InList(databases) +
+         ") AND kcu.REFERENCED_TABLE_NAME IS NOT NULL "
+         "ORDER BY kcu.CONSTRAINT_SCHEMA, kcu.TABLE_NAME, kcu.CONSTRAINT_NAME, kcu.ORDINAL_POSITION";
+}
+
 Result<std::vector<TableSchema>> LoadSchemas(const TextRows& tables, const TextRows& columns,
                                              const TextRows& statistics,
                                              const InformationSchemaFlavor& flavor) {
+  return LoadSchemas(tables, columns, statistics, TextRows{}, flavor);
+}
+
+Result<std::vector<TableSchema>> LoadSchemas(const TextRows& tables, const TextRows& columns,
+                                             const TextRows& statistics, const TextRows& foreign_keys,
+                                             const InformationSchemaFlavor& flavor) {
   CHSYNC_RETURN_IF_ERROR(CheckWidth(tables, 4, "information_schema.TABLES"));
+  CHSYNC_RETURN_IF_ERROR(CheckWidth(foreign_keys, 10, "information_schema.KEY_COLUMN_USAGE"));
   CHSYNC_RETURN_IF_ERROR(CheckWidth(columns, 12, "information_schema.COLUMNS"));
   CHSYNC_RETURN_IF_ERROR(CheckWidth(statistics, 6, "information_schema.STATISTICS"));
   std::map<std::pair<std::string, std::string>, TableSchema> out;
@@ -177,8 +206,41 @@ Result<std::vector<TableSchema>> LoadSchemas(const TextRows& tables, const TextR
       t.unique_keys.back().columns.push_back(column);
     }
   }
+  // Rows come ordered by (schema, table, constraint, ordinal); a key's rows are consecutive. The
+  // ORDER BY's collation may not be byte order: a key is continued only by its own name.
+  for (const auto& row : foreign_keys.rows) {
+    auto it = out.find({row[0].value_or(""), row[1].value_or("")});
+    if (it == out.end()) continue;
+    TableSchema& t = it->second;
+    std::string name = row[2].value_or("");
+    auto rule = [&](size_t index, std::string_view what) -> Result<ForeignKey::Action> {
+      std::string text = row[index].value_or("");
+      std::optional<ForeignKey::Action> action = ForeignKeyActionFromName(text);
+      if (!action) {
+        return Error(ErrorKind::kCorrupt,
+                     fmt::format("information_schema for {}.{} foreign key `{}`: unknown {} '{}'", t.database,
+                                 t.name, name, what, text));
+      }
+      return *action;
+    };
+    auto existing = std::find_if(t.foreign_keys.begin(), t.foreign_keys.end(),
+                                 [&](const ForeignKey& f) { return f.name == name; });
+    if (existing == t.foreign_keys.end()) {
+      ForeignKey fk;
+      fk.name = name;
+      fk.parent_database = row[5].value_or("");
+      fk.parent_table = row[6].value_or("");
+      CHSYNC_ASSIGN_OR_RETURN(fk.on_update, rule(8, "UPDATE_RULE"));
+      CHSYNC_ASSIGN_OR_RETURN(fk.on_delete, rule(9, "DELETE_RULE"));
+      t.foreign_keys.push_back(std::move(fk));
+      existing = t.foreign_keys.end() - 1;
+    }
+    existing->columns.push_back(row[3].value_or(""));
+    existing->parent_columns.push_back(row[7].value_or(""));
+  }
   std::vector<TableSchema> result;
   for (auto& [key, t] : out) {
+    SortForeignKeys(t.foreign_keys);
     t.RenumberColumns();
     std::stable_sort(t.unique_keys.begin(), t.unique_keys.end(),
                      [](const Key& a, const Key& b) { return a.name < b.name; });

@@ -28,11 +28,22 @@ struct InformationSchemaFlavor {
 std::string TablesQuery(const std::vector<std::string>& databases);
 std::string ColumnsQuery(const std::vector<std::string>& databases);
 std::string StatisticsQuery(const std::vector<std::string>& databases);
+/// The foreign keys of the tables in `databases` (REFERENTIAL_CONSTRAINTS joined with
+/// KEY_COLUMN_USAGE), one row per column: CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME,
+/// COLUMN_NAME, ORDINAL_POSITION, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME,
+/// REFERENCED_COLUMN_NAME, UPDATE_RULE, DELETE_RULE.
+std::string ForeignKeysQuery(const std::vector<std::string>& databases);
 
-/// Builds the schemas of the base tables in `tables` from the rows of TablesQuery, ColumnsQuery
-/// and StatisticsQuery. Tables come out ordered by (database, name); unique keys by index name
-/// (information_schema does not keep declaration order). Hand each to Tracker::SetTable, which
-/// normalises it. Errors (kCorrupt) name the table and column whose row does not parse.
+/// Builds the schemas of the base tables in `tables` from the rows of TablesQuery, ColumnsQuery,
+/// StatisticsQuery and ForeignKeysQuery. Tables come out ordered by (database, name); unique keys
+/// by index name and foreign keys by constraint name (information_schema does not keep declaration
+/// order). Hand each to Tracker::SetTable, which normalises it. Errors (kCorrupt) name the table
+/// and column (or constraint) whose row does not parse.
+Result<std::vector<TableSchema>> LoadSchemas(const TextRows& tables, const TextRows& columns,
+                                             const TextRows& statistics, const TextRows& foreign_keys,
+                                             const InformationSchemaFlavor& flavor);
+/// As above without foreign keys: every TableSchema::foreign_keys comes out empty. For callers
+/// that do not need them (tests, checks of columns and keys).
 Result<std::vector<TableSchema>> LoadSchemas(const TextRows& tables, const TextRows& columns,
                                              const TextRows& statistics,
                                              const InformationSchemaFlavor& flavor);

@@ -1,6 +1,7 @@
 // The tracker against the live MariaDB (CHSYNC_TEST_MYSQL_FULL): after each real DDL statement,
 // the schema the tracker derives (from the schema loaded before the statements plus the same
-// statements) equals a fresh load from information_schema: columns, order, types, defaults, keys.
+// statements) equals a fresh load from information_schema: columns, order, types, defaults, keys,
+// foreign keys (names the server generates, actions, renames of parents and children).
 
 #include <gtest/gtest.h>
 
@@ -55,7 +56,8 @@ Result<std::vector<TableSchema>> Load(mysql::Connection& conn, bool mariadb) {
   CHSYNC_ASSIGN_OR_RETURN(TextRows tables, Rows(conn, TablesQuery(dbs)));
   CHSYNC_ASSIGN_OR_RETURN(TextRows columns, Rows(conn, ColumnsQuery(dbs)));
   CHSYNC_ASSIGN_OR_RETURN(TextRows statistics, Rows(conn, StatisticsQuery(dbs)));
-  return LoadSchemas(tables, columns, statistics, InformationSchemaFlavor{mariadb});
+  CHSYNC_ASSIGN_OR_RETURN(TextRows foreign_keys, Rows(conn, ForeignKeysQuery(dbs)));
+  return LoadSchemas(tables, columns, statistics, foreign_keys, InformationSchemaFlavor{mariadb});
 }
 
 /// What information_schema can tell, in comparable form: expression texts are compared by kind
@@ -84,6 +86,14 @@ std::string Comparable(const TableSchema& t, const TableSchema& other) {
     for (const std::string& c : k.columns) out += c + ",";
     out += ")\n";
   }
+  for (const ForeignKey& f : t.foreign_keys) {
+    out += "  foreign " + f.name + " (";
+    for (const std::string& c : f.columns) out += c + ",";
+    out += ") -> " + f.parent_database + "." + f.parent_table + " (";
+    for (const std::string& c : f.parent_columns) out += c + ",";
+    out += ") " + std::string(ForeignKeyActionName(f.on_delete)) + " / " +
+           std::string(ForeignKeyActionName(f.on_update)) + "\n";
+  }
   return out;
 }
 
@@ -109,7 +119,7 @@ TEST(InformationSchemaIntegrationTest, TrackerMatchesServerAfterEachStatement) {
   ASSERT_EQ(initial->size(), 1u);
   for (TableSchema& t : *initial) tracker.SetTable(std::move(t));
 
-  const std::vector<std::string> statements = {
+  std::vector<std::string> statements = {
       "CREATE TABLE t1 (id INT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, name VARCHAR(50) NOT NULL "
       "DEFAULT '', "
       "price DECIMAL(10,2) DEFAULT 1.5, qty INT DEFAULT -3, flag BOOL DEFAULT TRUE, "
@@ -146,6 +156,34 @@ TEST(InformationSchemaIntegrationTest, TrackerMatchesServerAfterEachStatement) {
       "FIRST",
       "ALTER TABLE base ENGINE=InnoDB, DEFAULT CHARSET=latin1, ADD lat VARCHAR(3)",
   };
+  // Foreign keys: generated names (MariaDB numbers them in the order written, ALTER takes one more
+  // than the highest), renames of children (their <table>_ibfk_<n> names follow) and of parents.
+  const std::string create_child =
+      "CREATE TABLE c1 (a INT, b INT, d INT, e INT REFERENCES p1 (id), FOREIGN KEY (a) REFERENCES p1 (id), "
+      "FOREIGN KEY myidx (b) REFERENCES p1 (id) ON UPDATE CASCADE ON DELETE SET NULL, "
+      "CONSTRAINT c1_ibfk_7 FOREIGN KEY (d) REFERENCES p1 (k) ON DELETE NO ACTION ON UPDATE SET DEFAULT, "
+      "FOREIGN KEY (e) REFERENCES p1 (id) ON DELETE CASCADE) ENGINE=InnoDB";
+  const std::string create_self_referencing =
+      "CREATE TABLE emp (id INT PRIMARY KEY, manager_id INT, CONSTRAINT fk_manager FOREIGN KEY (manager_id) "
+      "REFERENCES emp (id) ON DELETE SET NULL) ENGINE=InnoDB";
+  const std::vector<std::string> foreign_key_statements = {
+      "CREATE TABLE p1 (id INT PRIMARY KEY, k INT, UNIQUE KEY (k)) ENGINE=InnoDB",
+      create_child,
+      "ALTER TABLE c1 ADD FOREIGN KEY (a) REFERENCES p1 (k)",
+      "RENAME TABLE c1 TO c2",
+      "RENAME TABLE p1 TO p2",
+      "ALTER TABLE p2 CHANGE id idd INT",
+      "ALTER TABLE c2 RENAME COLUMN a TO aa, DROP FOREIGN KEY c2_ibfk_3",
+      "CREATE TABLE l1 LIKE c2",
+      "ALTER TABLE c2 RENAME TO c3",
+      create_self_referencing,
+      "ALTER TABLE emp RENAME COLUMN id TO emp_id",
+      "RENAME TABLE emp TO staff",
+      "ALTER TABLE staff ADD COLUMN mentor INT REFERENCES staff (emp_id)",
+      "SET SESSION foreign_key_checks = 0",
+      "DROP TABLE p2",
+  };
+  statements.insert(statements.end(), foreign_key_statements.begin(), foreign_key_statements.end());
   for (const std::string& sql : statements) {
     SCOPED_TRACE(sql);
     Status executed = conn->Execute(sql);

@@ -129,12 +129,127 @@ TEST(InformationSchemaTest, BadRowsAreErrorsNamingTheColumn) {
             std::string::npos);
 }
 
+TextRows ForeignKeys(std::vector<Row> rows) {
+  return TextRows{{"CONSTRAINT_SCHEMA", "TABLE_NAME", "CONSTRAINT_NAME", "COLUMN_NAME", "ORDINAL_POSITION",
+                   "REFERENCED_TABLE_SCHEMA", "REFERENCED_TABLE_NAME", "REFERENCED_COLUMN_NAME",
+                   "UPDATE_RULE", "DELETE_RULE"},
+                  std::move(rows)};
+}
+
+/// The schema LoadSchemas builds from the rows, after SetTable, and the one the tracker builds from
+/// `create` applied in database `db`: the two paths must agree.
+void ExpectSameAsDdl(const TextRows& t, const TextRows& c, const TextRows& s, const TextRows& f, bool mariadb,
+                     const std::string& db, const std::vector<std::string>& ddl, const std::string& table) {
+  auto loaded = LoadSchemas(t, c, s, f, InformationSchemaFlavor{mariadb});
+  ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+  Tracker::Options options;
+  options.mariadb = mariadb;
+  Tracker from_rows(options), from_ddl(options);
+  for (TableSchema& schema : *loaded) from_rows.SetTable(std::move(schema));
+  for (const std::string& sql : ddl) {
+    auto r = from_ddl.ApplySql(sql, db);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+  }
+  const TableSchema* a = from_rows.Find(db, table);
+  const TableSchema* b = from_ddl.Find(db, table);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(ExplainSchema(*a), ExplainSchema(*b));
+  // Type spellings differ between the paths; the foreign keys compare whole.
+  EXPECT_TRUE(a->foreign_keys == b->foreign_keys);
+}
+
+TEST(InformationSchemaTest, MySqlForeignKeysMatchTheTrackersDdl) {
+  // Sakila's film_category and employees' dept_emp as MySQL 8.0 reports them: an omitted action is
+  // NO ACTION; keys come ordered by name whatever order the DDL wrote them in.
+  TextRows tables = Tables({{"sakila", "film_category", "InnoDB", "utf8mb4_0900_ai_ci"},
+                            {"sakila", "dept_emp", "InnoDB", "utf8mb4_0900_ai_ci"}});
+  TextRows columns = Columns({
+      {"sakila", "film_category", "film_id", "1", kNull, "NO", "smallint unsigned", kNull, kNull, "", "", ""},
+      {"sakila", "film_category", "category_id", "2", kNull, "NO", "tinyint unsigned", kNull, kNull, "", "",
+       ""},
+      {"sakila", "dept_emp", "emp_no", "1", kNull, "NO", "int", kNull, kNull, "", "", ""},
+      {"sakila", "dept_emp", "dept_no", "2", kNull, "NO", "char(4)", "utf8mb4", "utf8mb4_0900_ai_ci", "", "",
+       ""},
+  });
+  TextRows stats = Statistics({
+      {"sakila", "film_category", "PRIMARY", "0", "1", "film_id"},
+      {"sakila", "film_category", "PRIMARY", "0", "2", "category_id"},
+      {"sakila", "dept_emp", "PRIMARY", "0", "1", "emp_no"},
+      {"sakila", "dept_emp", "PRIMARY", "0", "2", "dept_no"},
+  });
+  TextRows fks = ForeignKeys({
+      {"sakila", "dept_emp", "dept_emp_ibfk_1", "emp_no", "1", "sakila", "employees", "emp_no", "NO ACTION",
+       "CASCADE"},
+      {"sakila", "dept_emp", "dept_emp_ibfk_2", "dept_no", "1", "sakila", "departments", "dept_no",
+       "NO ACTION", "CASCADE"},
+      {"sakila", "film_category", "fk_film_category_category", "category_id", "1", "sakila", "category",
+       "category_id", "CASCADE", "RESTRICT"},
+      {"sakila", "film_category", "fk_film_category_film", "film_id", "1", "sakila", "film", "film_id",
+       "CASCADE", "RESTRICT"},
+  });
+  ExpectSameAsDdl(tables, columns, stats, fks, false, "sakila",
+                  {"CREATE TABLE film_category (film_id SMALLINT UNSIGNED NOT NULL, category_id TINYINT "
+                   "UNSIGNED NOT NULL, PRIMARY KEY (film_id, category_id), "
+                   "CONSTRAINT fk_film_category_film FOREIGN KEY (film_id) REFERENCES film (film_id) "
+                   "ON DELETE RESTRICT ON UPDATE CASCADE, "
+                   "CONSTRAINT fk_film_category_category FOREIGN KEY (category_id) REFERENCES category "
+                   "(category_id) ON DELETE RESTRICT ON UPDATE CASCADE) ENGINE=InnoDB CHARSET utf8mb4 "
+                   "COLLATE utf8mb4_0900_ai_ci"},
+                  "film_category");
+  ExpectSameAsDdl(tables, columns, stats, fks, false, "sakila",
+                  {"CREATE TABLE dept_emp (emp_no INT NOT NULL, dept_no CHAR(4) NOT NULL, "
+                   "FOREIGN KEY (emp_no) REFERENCES employees (emp_no) ON DELETE CASCADE, "
+                   "FOREIGN KEY (dept_no) REFERENCES departments (dept_no) ON DELETE CASCADE, "
+                   "PRIMARY KEY (emp_no, dept_no)) ENGINE=InnoDB CHARSET utf8mb4 COLLATE utf8mb4_0900_ai_ci"},
+                  "dept_emp");
+}
+
+TEST(InformationSchemaTest, MariaDbForeignKeysMatchTheTrackersDdl) {
+  // A two-column key and a cross-database parent, as MariaDB 10.11 reports them (an omitted action
+  // is RESTRICT there).
+  TextRows tables = Tables({{"m", "c", "InnoDB", "latin1_swedish_ci"}});
+  TextRows columns = Columns({
+      {"m", "c", "a", "1", "NULL", "YES", "int(11)", kNull, kNull, "", "", kNull},
+      {"m", "c", "b", "2", "NULL", "YES", "int(11)", kNull, kNull, "", "", kNull},
+  });
+  TextRows fks = ForeignKeys({
+      {"m", "c", "c_ibfk_1", "b", "1", "m", "p", "y", "RESTRICT", "RESTRICT"},
+      {"m", "c", "pair", "a", "1", "other", "q", "x1", "CASCADE", "SET NULL"},
+      {"m", "c", "pair", "b", "2", "other", "q", "x2", "CASCADE", "SET NULL"},
+      {"x", "untracked", "f", "a", "1", "m", "p", "y", "RESTRICT", "RESTRICT"},
+  });
+  ExpectSameAsDdl(tables, columns, Statistics({}), fks, true, "m",
+                  {"CREATE TABLE c (a INT, b INT REFERENCES p (y), CONSTRAINT pair FOREIGN KEY (a, b) "
+                   "REFERENCES other.q (x1, x2) ON UPDATE CASCADE ON DELETE SET NULL) ENGINE=InnoDB "
+                   "CHARSET latin1 COLLATE latin1_swedish_ci"},
+                  "c");
+}
+
+TEST(InformationSchemaTest, BadForeignKeyRowsAreErrors) {
+  TextRows tables = Tables({{"d", "t", "InnoDB", "latin1_swedish_ci"}});
+  TextRows columns = Columns({{"d", "t", "a", "1", kNull, "YES", "int", kNull, kNull, "", "", kNull}});
+  auto bad_rule = LoadSchemas(tables, columns, Statistics({}),
+                              ForeignKeys({{"d", "t", "f", "a", "1", "d", "p", "a", "EXPLODE", "RESTRICT"}}),
+                              InformationSchemaFlavor{});
+  ASSERT_FALSE(bad_rule.ok());
+  EXPECT_NE(bad_rule.error().message().find("d.t foreign key `f`: unknown UPDATE_RULE 'EXPLODE'"),
+            std::string::npos)
+      << bad_rule.error().message();
+  auto short_row =
+      LoadSchemas(tables, columns, Statistics({}), ForeignKeys({{"d", "t", "f"}}), InformationSchemaFlavor{});
+  ASSERT_FALSE(short_row.ok());
+  EXPECT_NE(short_row.error().message().find("has 3 values, expected 10"), std::string::npos);
+}
+
 TEST(InformationSchemaTest, QueriesEmbedNamesAsHex) {
   std::string q = ColumnsQuery({"shop", "it's"});
   EXPECT_NE(q.find("CONVERT(X'73686F70' USING utf8mb4), CONVERT(X'69742773' USING utf8mb4)"),
             std::string::npos)
       << q;
   EXPECT_NE(TablesQuery({}).find("IN (NULL)"), std::string::npos);
+  std::string fk = ForeignKeysQuery({"shop"});
+  EXPECT_NE(fk.find("rc.CONSTRAINT_SCHEMA IN (CONVERT(X'73686F70' USING utf8mb4))"), std::string::npos) << fk;
 }
 
 }  // namespace

@@ -366,8 +366,11 @@ Status DdlParser::ColumnAttributes(ColumnDefinition& def) {
     } else if (Accept("AS")) {
       CHSYNC_RETURN_IF_ERROR(GeneratedTail(c));
     } else if (Peek().IsWord("REFERENCES")) {
-      KeyDefinition ignored;
-      CHSYNC_RETURN_IF_ERROR(References(ignored));
+      KeyDefinition key;
+      key.type = KeyDefinition::Type::kForeign;
+      key.columns.push_back(c.name);
+      CHSYNC_RETURN_IF_ERROR(References(key));
+      def.references = std::move(key);
     } else if (Peek().IsWord("CONSTRAINT") || Peek().IsWord("CHECK")) {
       if (Accept("CONSTRAINT") && IsIdentifierToken(Peek()) && !Peek().IsWord("CHECK")) Next();
       CHSYNC_RETURN_IF_ERROR(Expect("CHECK"));

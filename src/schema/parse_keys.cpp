@@ -51,8 +51,7 @@ Result<std::optional<KeyDefinition>> DdlParser::ParseKeyDefinition(bool* if_not_
     accept_if_not_exists();
     key.name = symbol;
     if (IsIdentifierToken(Peek())) {
-      CHSYNC_ASSIGN_OR_RETURN(std::string index_name, Identifier("an index name"));
-      if (key.name.empty()) key.name = index_name;
+      CHSYNC_ASSIGN_OR_RETURN(key.index_name, Identifier("an index name"));
     }
     CHSYNC_RETURN_IF_ERROR(KeyParts(key));
     CHSYNC_RETURN_IF_ERROR(References(key));
@@ -142,15 +141,32 @@ Status DdlParser::References(KeyDefinition& key) {
   if (Peek().IsPunct("(")) {
     KeyDefinition target;
     CHSYNC_RETURN_IF_ERROR(KeyParts(target));
+    key.referenced_columns = std::move(target.columns);
   }
   while (true) {
     if (Accept("MATCH")) {
       if (!(Accept("FULL") || Accept("PARTIAL") || Accept("SIMPLE")))
         return Unexpected("FULL, PARTIAL or SIMPLE");
     } else if (Accept("ON")) {
-      if (!(Accept("DELETE") || Accept("UPDATE"))) return Unexpected("DELETE or UPDATE");
-      if (!(Accept("RESTRICT") || Accept("CASCADE") || AcceptSeq({"SET", "NULL"}) ||
-            AcceptSeq({"SET", "DEFAULT"}) || AcceptSeq({"NO", "ACTION"}))) {
+      std::optional<ForeignKey::Action>* target = nullptr;
+      if (Accept("DELETE")) {
+        target = &key.on_delete;
+      } else if (Accept("UPDATE")) {
+        target = &key.on_update;
+      } else {
+        return Unexpected("DELETE or UPDATE");
+      }
+      if (Accept("RESTRICT")) {
+        *target = ForeignKey::Action::kRestrict;
+      } else if (Accept("CASCADE")) {
+        *target = ForeignKey::Action::kCascade;
+      } else if (AcceptSeq({"SET", "NULL"})) {
+        *target = ForeignKey::Action::kSetNull;
+      } else if (AcceptSeq({"SET", "DEFAULT"})) {
+        *target = ForeignKey::Action::kSetDefault;
+      } else if (AcceptSeq({"NO", "ACTION"})) {
+        *target = ForeignKey::Action::kNoAction;
+      } else {
         return Unexpected("RESTRICT, CASCADE, SET NULL, SET DEFAULT or NO ACTION");
       }
     } else {

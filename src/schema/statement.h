@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,15 +52,6 @@ struct ColumnPosition {
   std::string after;  ///< column name when kind == kAfter
 };
 
-/// A column definition with the key attributes written on it (`id INT PRIMARY KEY`, `UNIQUE`).
-struct ColumnDefinition {
-  Column column;
-  bool primary_key = false;
-  bool unique = false;
-  /// Type-level facts MySQL leaves to the tracker: SERIAL / SERIAL DEFAULT VALUE add a UNIQUE key.
-  bool serial = false;
-};
-
 /// A key or constraint definition.
 struct KeyDefinition {
   enum class Type { kPrimary, kUnique, kIndex, kFulltext, kSpatial, kVector, kForeign, kCheck };
@@ -69,8 +61,16 @@ struct KeyDefinition {
   /// Key columns in key order; a functional key part ((expr)) is recorded as its expression text
   /// in parentheses.
   std::vector<std::string> columns;
-  TableName references;  ///< FOREIGN KEY target
-  std::string check;     ///< CHECK expression text
+  TableName references;  ///< FOREIGN KEY target; an empty database means the child's database
+  /// FOREIGN KEY: the referenced columns as written (empty when the clause omits them), and the
+  /// actions as written (nullopt when not written: the server's default, which differs by server).
+  std::vector<std::string> referenced_columns;
+  std::optional<ForeignKey::Action> on_delete;
+  std::optional<ForeignKey::Action> on_update;
+  /// FOREIGN KEY [index_name] (…): the index name. MariaDB also names the constraint so when no
+  /// CONSTRAINT symbol is given; MySQL ≥ 8.0.16 generates the constraint's name instead.
+  std::string index_name;
+  std::string check;  ///< CHECK expression text
   /// MariaDB's `PRIMARY KEY|UNIQUE (…, p WITHOUT OVERLAPS)` over a period the statement does not
   /// define: the period's name. The server adds the period's end and start columns to the key;
   /// when the statement defines the period (CREATE TABLE, or ALTER TABLE … ADD PERIOD) they are
@@ -79,6 +79,18 @@ struct KeyDefinition {
 };
 
 std::string_view KeyTypeName(KeyDefinition::Type type);
+
+/// A column definition with the key attributes written on it (`id INT PRIMARY KEY`, `UNIQUE`).
+struct ColumnDefinition {
+  Column column;
+  bool primary_key = false;
+  bool unique = false;
+  /// Type-level facts MySQL leaves to the tracker: SERIAL / SERIAL DEFAULT VALUE add a UNIQUE key.
+  bool serial = false;
+  /// `c INT REFERENCES p (id) …` written on the column: a kForeign key over this column. MariaDB
+  /// ≥ 10.5 creates the foreign key; MySQL parses the clause and ignores it.
+  std::optional<KeyDefinition> references;
+};
 
 /// ENGINE / charset / collation from table options; other options are accepted and not kept.
 struct TableOptions {

@@ -1,5 +1,6 @@
 #include "schema/table_schema.h"
 
+#include <algorithm>
 #include <array>
 #include <utility>
 
@@ -192,6 +193,20 @@ std::string_view ForeignKeyActionName(ForeignKey::Action action) {
     case ForeignKey::Action::kSetDefault: return "SET DEFAULT";
   }
   return "RESTRICT";
+}
+
+std::optional<ForeignKey::Action> ForeignKeyActionFromName(std::string_view name) {
+  for (ForeignKey::Action a :
+       {ForeignKey::Action::kRestrict, ForeignKey::Action::kNoAction, ForeignKey::Action::kCascade,
+        ForeignKey::Action::kSetNull, ForeignKey::Action::kSetDefault}) {
+    if (ForeignKeyActionName(a) == name) return a;
+  }
+  return std::nullopt;
+}
+
+void SortForeignKeys(std::vector<ForeignKey>& keys) {
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const ForeignKey& a, const ForeignKey& b) { return a.name < b.name; });
 }
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {

@@ -173,6 +173,10 @@ struct ForeignKey {
 
 /// "CASCADE", "SET NULL", "RESTRICT", "NO ACTION", "SET DEFAULT".
 std::string_view ForeignKeyActionName(ForeignKey::Action action);
+/// Inverse of ForeignKeyActionName (exact, as information_schema's UPDATE_RULE/DELETE_RULE spell it).
+std::optional<ForeignKey::Action> ForeignKeyActionFromName(std::string_view name);
+/// Orders `keys` by name (byte order; names are unique per table), the order TableSchema keeps.
+void SortForeignKeys(std::vector<ForeignKey>& keys);
 
 /// One table's schema.
 struct TableSchema {
@@ -184,7 +188,9 @@ struct TableSchema {
   std::vector<std::string> primary_key;
   /// UNIQUE keys (not the primary key), in declaration order.
   std::vector<Key> unique_keys;
-  /// FOREIGN KEYs of this table (as the child), in declaration order.
+  /// FOREIGN KEYs of this table (as the child), ordered by name (SortForeignKeys): information_schema
+  /// keeps no declaration order (MySQL 8's SHOW CREATE TABLE lists them by name too), and a table
+  /// loaded from it must compare equal to the same table built from DDL.
   std::vector<ForeignKey> foreign_keys;
   std::string engine;
   /// Default character set and collation of the table; may be empty when unknown.

@@ -199,6 +199,91 @@ void RenameColumnInKeys(TableSchema& table, const std::string& from, const std::
   };
   rename(table.primary_key);
   for (Key& k : table.unique_keys) rename(k.columns);
+  for (ForeignKey& f : table.foreign_keys) {
+    rename(f.columns);
+    // A self-referencing key names its own columns as the parent's too.
+    if (f.parent_database == table.database && f.parent_table == table.name) rename(f.parent_columns);
+  }
+}
+
+/// The action the server stores for one written (or not) in a FOREIGN KEY clause, as
+/// information_schema reports it: an omitted action is RESTRICT on MariaDB and NO ACTION on MySQL 8
+/// (its data dictionary's default); MariaDB's InnoDB stores SET DEFAULT as RESTRICT.
+ForeignKey::Action StoredAction(const std::optional<ForeignKey::Action>& written, bool mariadb) {
+  if (!written) return mariadb ? ForeignKey::Action::kRestrict : ForeignKey::Action::kNoAction;
+  if (mariadb && *written == ForeignKey::Action::kSetDefault) return ForeignKey::Action::kRestrict;
+  return *written;
+}
+
+/// n of a name `<table>_ibfk_<n>` the server generated (or a user wrote so), else 0.
+uint64_t GeneratedForeignKeyNumber(std::string_view name, std::string_view table) {
+  std::string prefix = std::string(table) + "_ibfk_";
+  if (name.size() <= prefix.size() || !EqualsIgnoreCase(name.substr(0, prefix.size()), prefix)) return 0;
+  uint64_t n = 0;
+  for (char ch : name.substr(prefix.size())) {
+    if (ch < '0' || ch > '9' || n > 1000000000) return 0;
+    n = n * 10 + static_cast<uint64_t>(ch - '0');
+  }
+  return n;
+}
+
+/// The number the next unnamed FOREIGN KEY added by ALTER TABLE takes: both servers take one more
+/// than the highest `<table>_ibfk_<n>` the table has.
+uint64_t NextForeignKeyNumber(const TableSchema& table) {
+  uint64_t highest = 0;
+  for (const ForeignKey& f : table.foreign_keys) {
+    highest = std::max(highest, GeneratedForeignKeyNumber(f.name, table.name));
+  }
+  return highest + 1;
+}
+
+/// Adds the FOREIGN KEY `key` to `table` (the child). `parent` is the referenced table when tracked
+/// (its spelling of the referenced columns is kept, as information_schema shows it), else nullptr.
+/// An unnamed key takes `<table>_ibfk_<next_number>` and advances it; MariaDB names it after the
+/// `FOREIGN KEY index_name` when one is written, MySQL ≥ 8.0.16 does not.
+Status AddForeignKey(TableSchema& table, const KeyDefinition& key, const TableSchema* parent, bool mariadb,
+                     uint64_t& next_number) {
+  ForeignKey fk;
+  fk.name = key.name;
+  if (fk.name.empty() && mariadb) fk.name = key.index_name;
+  if (fk.name.empty()) fk.name = fmt::format("{}_ibfk_{}", table.name, next_number++);
+  for (const ForeignKey& other : table.foreign_keys) {
+    if (EqualsIgnoreCase(other.name, fk.name)) {
+      return TableError(table, fmt::format("duplicate foreign key name `{}`", fk.name));
+    }
+  }
+  for (const std::string& col : key.columns) {
+    const Column* c = table.GetColumn(col);
+    if (c == nullptr)
+      return TableError(table, fmt::format("foreign key `{}` column `{}` does not exist", fk.name, col));
+    fk.columns.push_back(c->name);
+  }
+  fk.parent_database = key.references.database.empty() ? table.database : key.references.database;
+  fk.parent_table = key.references.name;
+  fk.parent_columns = key.referenced_columns;
+  if (fk.parent_columns.empty() && parent != nullptr) fk.parent_columns = parent->primary_key;
+  if (parent != nullptr) {
+    for (std::string& col : fk.parent_columns) {
+      const Column* c = parent->GetColumn(col);
+      if (c != nullptr) col = c->name;
+    }
+  }
+  fk.on_delete = StoredAction(key.on_delete, mariadb);
+  fk.on_update = StoredAction(key.on_update, mariadb);
+  table.foreign_keys.push_back(std::move(fk));
+  SortForeignKeys(table.foreign_keys);
+  return Status::Ok();
+}
+
+/// InnoDB renames a child's `<old>_ibfk_<n>` keys (generated or written so) with the child.
+void RenameGeneratedForeignKeys(TableSchema& table, const std::string& old_name) {
+  std::string prefix = old_name + "_ibfk_";
+  for (ForeignKey& f : table.foreign_keys) {
+    if (f.name.size() > prefix.size() && f.name.compare(0, prefix.size(), prefix) == 0) {
+      f.name = table.name + "_ibfk_" + f.name.substr(prefix.size());
+    }
+  }
+  SortForeignKeys(table.foreign_keys);
 }
 
 SchemaChange ColumnChange(ChangeKind kind, const TableName& table, const Column& column) {
@@ -211,6 +296,19 @@ SchemaChange ColumnChange(ChangeKind kind, const TableName& table, const Column&
 
 TableName NameOf(const TableSchema& t) {
   return TableName{t.database, t.name};
+}
+
+/// InnoDB points every child's foreign keys at a renamed parent (RENAME TABLE, ALTER … RENAME).
+void FollowParentRename(std::map<std::pair<std::string, std::string>, TableSchema>& tables,
+                        const TableName& from, const TableName& to) {
+  for (auto& [key, child] : tables) {
+    for (ForeignKey& f : child.foreign_keys) {
+      if (f.parent_database == from.database && f.parent_table == from.name) {
+        f.parent_database = to.database;
+        f.parent_table = to.name;
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -297,6 +395,7 @@ void Tracker::SetTable(TableSchema table) {
   if (table.charset.empty() && !table.collation.empty()) table.charset = CharsetOfCollation(table.collation);
   for (Column& c : table.columns) NormalizeColumn(c, table, options_.mariadb);
   table.RenumberColumns();
+  SortForeignKeys(table.foreign_keys);
   TableKey key{table.database, table.name};
   tables_[key] = std::move(table);
 }
@@ -438,6 +537,25 @@ Status Tracker::ApplyCreate(const Statement& st, const std::string& db, ApplyRes
   for (Column& c : table.columns) NormalizeColumn(c, table, options_.mariadb);
   table.RenumberColumns();
   for (const KeyDefinition& key : st.keys) CHSYNC_RETURN_IF_ERROR(AddKey(table, key));
+  // Unnamed foreign keys are numbered in the order written; column-level ones (which only MariaDB
+  // creates) are taken first, as the parser keeps columns and keys apart: a table mixing both
+  // after a column's REFERENCES may be numbered otherwise than the server did.
+  auto parent_of = [&](const KeyDefinition& key) -> const TableSchema* {
+    TableName parent = Qualified(key.references, name.database);
+    return parent == name ? &table : Find(parent.database, parent.name);
+  };
+  uint64_t next_number = 1;
+  if (options_.mariadb) {
+    for (const ColumnDefinition& def : st.columns) {
+      if (!def.references) continue;
+      CHSYNC_RETURN_IF_ERROR(
+          AddForeignKey(table, *def.references, parent_of(*def.references), true, next_number));
+    }
+  }
+  for (const KeyDefinition& key : st.keys) {
+    if (key.type != KeyDefinition::Type::kForeign) continue;
+    CHSYNC_RETURN_IF_ERROR(AddForeignKey(table, key, parent_of(key), options_.mariadb, next_number));
+  }
   SchemaChange c;
   c.kind = ChangeKind::kTableCreated;
   c.table = name;
@@ -471,6 +589,8 @@ Status Tracker::ApplyCreateLike(const Statement& st, const std::string& db, Appl
   TableSchema table = *source;
   table.database = name.database;
   table.name = name.name;
+  // CREATE TABLE … LIKE copies no foreign keys (MySQL and MariaDB).
+  table.foreign_keys.clear();
   SchemaChange c;
   c.kind = ChangeKind::kTableCreated;
   c.table = name;
@@ -515,6 +635,7 @@ Status Tracker::ApplyAlter(const Statement& st, const std::string& db, ApplyResu
       TableSchema table = *source;
       table.database = other.database;
       table.name = other.name;
+      table.foreign_keys.clear();  // partitioned InnoDB tables have none; the copy gets none either
       SchemaChange created;
       created.kind = ChangeKind::kTableCreated;
       created.table = other;
@@ -534,6 +655,10 @@ Status Tracker::ApplyAlter(const Statement& st, const std::string& db, ApplyResu
   auto it = tables_.find(TableKey{name.database, name.name});
   if (it == tables_.end()) {
     out.notes.push_back(fmt::format("ALTER TABLE of untracked table {}", Describe(name)));
+    for (const AlterOperation& op : st.operations) {
+      if (op.kind == K::kRenameTable)
+        FollowParentRename(tables_, name, Qualified(op.new_table, name.database));
+    }
     convert_tables(nullptr);
     return Status::Ok();
   }
@@ -740,6 +865,7 @@ Status Tracker::ApplyAlter(const Statement& st, const std::string& db, ApplyResu
       }
     }
   }
+  std::vector<std::pair<std::string, std::string>> column_renames;
   for (const Column& old : before.columns) {
     auto at = std::find_if(list.begin(), list.end(), [&](const Entry& e) {
       return e.origin >= 0 && EqualsIgnoreCase(before.columns[static_cast<size_t>(e.origin)].name, old.name);
@@ -748,7 +874,51 @@ Status Tracker::ApplyAlter(const Statement& st, const std::string& db, ApplyResu
       RemoveColumnFromKeys(table, old.name);
     } else if (at->column.name != old.name) {
       RenameColumnInKeys(table, old.name, at->column.name);
+      column_renames.emplace_back(old.name, at->column.name);
     }
+  }
+  // Children elsewhere name the renamed columns as their parent columns: InnoDB renames them there.
+  for (auto& [key, child] : tables_) {
+    if (key == TableKey{name.database, name.name}) continue;
+    for (ForeignKey& f : child.foreign_keys) {
+      if (f.parent_database != name.database || f.parent_table != name.name) continue;
+      for (std::string& col : f.parent_columns) {
+        for (const auto& [from, to] : column_renames) {
+          if (EqualsIgnoreCase(col, from)) col = to;
+        }
+      }
+    }
+  }
+  // Foreign keys: drops, then additions (ADD … FOREIGN KEY, and MariaDB's ADD COLUMN … REFERENCES).
+  for (const AlterOperation& op : st.operations) {
+    if (op.kind != K::kDropForeignKey) continue;
+    auto fk = std::find_if(table.foreign_keys.begin(), table.foreign_keys.end(),
+                           [&](const ForeignKey& f) { return EqualsIgnoreCase(f.name, op.name); });
+    if (fk == table.foreign_keys.end()) {
+      // A state saved before foreign keys were tracked has none: not an error.
+      out.notes.push_back(fmt::format("DROP FOREIGN KEY `{}`: not tracked on {}", op.name, Describe(name)));
+      continue;
+    }
+    table.foreign_keys.erase(fk);
+  }
+  uint64_t next_fk_number = NextForeignKeyNumber(table);
+  for (const AlterOperation& op : st.operations) {
+    const KeyDefinition* key = nullptr;
+    if (op.kind == K::kAddKey && op.key.type == KeyDefinition::Type::kForeign) {
+      key = &op.key;
+    } else if (op.kind == K::kAddColumn && op.definition.references && options_.mariadb &&
+               std::any_of(pending.begin(), pending.end(), [&](const Pending& p) { return p.op == &op; })) {
+      key = &*op.definition.references;
+    }
+    if (key == nullptr) continue;
+    if (op.if_not_exists && !key->name.empty() &&
+        std::any_of(table.foreign_keys.begin(), table.foreign_keys.end(),
+                    [&](const ForeignKey& f) { return EqualsIgnoreCase(f.name, key->name); })) {
+      continue;
+    }
+    TableName parent = Qualified(key->references, name.database);
+    const TableSchema* parent_schema = parent == name ? &table : Find(parent.database, parent.name);
+    CHSYNC_RETURN_IF_ERROR(AddForeignKey(table, *key, parent_schema, options_.mariadb, next_fk_number));
   }
   for (const AlterOperation& op : st.operations) {
     if (op.kind == K::kAddKey) {
@@ -936,7 +1106,9 @@ Status Tracker::ApplyAlter(const Statement& st, const std::string& db, ApplyResu
     tables_.erase(it);
     table.database = final_name.database;
     table.name = final_name.name;
+    RenameGeneratedForeignKeys(table, name.name);
     tables_[TableKey{final_name.database, final_name.name}] = std::move(table);
+    FollowParentRename(tables_, name, final_name);
   } else {
     it->second = std::move(table);
   }
@@ -977,6 +1149,7 @@ Status Tracker::ApplyRename(const Statement& st, const std::string& db, ApplyRes
     }
     if (it == tables_.end()) {
       out.notes.push_back(fmt::format("RENAME of untracked table {}", Describe(from)));
+      FollowParentRename(tables_, from, to);
       continue;
     }
     TableSchema table = std::move(it->second);
@@ -1006,7 +1179,9 @@ Status Tracker::ApplyRename(const Statement& st, const std::string& db, ApplyRes
         out.changes.push_back(std::move(d));
       }
     }
+    RenameGeneratedForeignKeys(table, from.name);
     tables_[TableKey{to.database, to.name}] = std::move(table);
+    FollowParentRename(tables_, from, to);
   }
   return Status::Ok();
 }

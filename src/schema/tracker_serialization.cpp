@@ -15,7 +15,13 @@
 //   column name=<c> type=<type> spelling=<s> length=<n> precision=<n> scale=<n> fsp=<n> unsigned=1 …
 //   primary_key columns=<a>,<b>
 //   unique name=<k> columns=<a>,<b>
+//   foreign name=<f> columns=<a> parent_database=<db> parent_table=<t> parent_columns=<x>
+//           on_delete=<action> on_update=<action>     (one line; action as ForeignKeyActionName,
+//                                                      RESTRICT not written)
 //   end
+//
+// Lines are added, never changed: a state written before `foreign` lines existed loads with no
+// foreign keys.
 
 namespace chsync::schema {
 namespace {
@@ -206,6 +212,35 @@ Result<Column> ParseColumn(const Record& r, size_t line) {
   return c;
 }
 
+Result<ForeignKey> ParseForeignKey(const Record& r, size_t line) {
+  ForeignKey f;
+  for (size_t i = 0; i < r.fields.size(); ++i) {
+    const auto& [key, value] = r.fields[i];
+    if (key == "name") {
+      f.name = value;
+    } else if (key == "columns") {
+      CHSYNC_ASSIGN_OR_RETURN(f.columns, SplitList(r.raw[i].second, line));
+    } else if (key == "parent_database") {
+      f.parent_database = value;
+    } else if (key == "parent_table") {
+      f.parent_table = value;
+    } else if (key == "parent_columns") {
+      CHSYNC_ASSIGN_OR_RETURN(f.parent_columns, SplitList(r.raw[i].second, line));
+    } else if (key == "on_delete" || key == "on_update") {
+      std::optional<ForeignKey::Action> action = ForeignKeyActionFromName(value);
+      if (!action) {
+        return Error(ErrorKind::kCorrupt,
+                     fmt::format("schema state line {}: unknown foreign key action '{}'", line, value));
+      }
+      (key == "on_delete" ? f.on_delete : f.on_update) = *action;
+    } else {
+      return Error(ErrorKind::kCorrupt,
+                   fmt::format("schema state line {}: unknown foreign key field '{}'", line, key));
+    }
+  }
+  return f;
+}
+
 }  // namespace
 
 std::string Tracker::Serialize() const {
@@ -267,6 +302,19 @@ std::string Tracker::Serialize() const {
       out += "unique";
       Field(out, "name", k.name);
       out += " columns=" + JoinList(k.columns) + "\n";
+    }
+    for (const ForeignKey& f : t.foreign_keys) {
+      out += "foreign";
+      Field(out, "name", f.name);
+      out += " columns=" + JoinList(f.columns);
+      Field(out, "parent_database", f.parent_database);
+      Field(out, "parent_table", f.parent_table);
+      out += " parent_columns=" + JoinList(f.parent_columns);
+      if (f.on_delete != ForeignKey::Action::kRestrict)
+        Field(out, "on_delete", ForeignKeyActionName(f.on_delete));
+      if (f.on_update != ForeignKey::Action::kRestrict)
+        Field(out, "on_update", ForeignKeyActionName(f.on_update));
+      out += '\n';
     }
     out += "end\n";
   }
@@ -345,9 +393,14 @@ Result<Tracker> Tracker::Deserialize(std::string_view text) {
         }
       }
       table->unique_keys.push_back(std::move(key));
+    } else if (r.kind == "foreign") {
+      CHSYNC_RETURN_IF_ERROR(need_table());
+      CHSYNC_ASSIGN_OR_RETURN(ForeignKey fk, ParseForeignKey(r, line_no));
+      table->foreign_keys.push_back(std::move(fk));
     } else if (r.kind == "end") {
       CHSYNC_RETURN_IF_ERROR(need_table());
       table->RenumberColumns();
+      SortForeignKeys(table->foreign_keys);
       std::pair<std::string, std::string> key{table->database, table->name};
       tracker.tables_[key] = std::move(*table);
       table.reset();

@@ -117,6 +117,60 @@ TEST(TrackerSerializationTest, RoundTripKeepsAwkwardBytes) {
   EXPECT_EQ(*loaded, *original);
 }
 
+TEST(TrackerSerializationTest, ForeignKeysRoundTrip) {
+  Tracker t = WithTable(
+      "CREATE TABLE `c,1` (id INT PRIMARY KEY, `p id` INT, a INT, b INT, "
+      "CONSTRAINT `fk=1` FOREIGN KEY (`p id`, a) REFERENCES `other db`.`p%` (`x,y`, z) "
+      "ON DELETE SET NULL ON UPDATE CASCADE, FOREIGN KEY (b) REFERENCES q (id) ON DELETE RESTRICT, "
+      "FOREIGN KEY (a) REFERENCES q (id) ON UPDATE SET DEFAULT)");
+  const TableSchema* original = t.Find("db", "c,1");
+  ASSERT_NE(original, nullptr);
+  ASSERT_EQ(original->foreign_keys.size(), 3u);
+  std::string text = t.Serialize();
+  auto copy = Tracker::Deserialize(text);
+  ASSERT_TRUE(copy.ok()) << copy.error().message();
+  EXPECT_EQ(copy->Serialize(), text);
+  const TableSchema* loaded = copy->Find("db", "c,1");
+  ASSERT_NE(loaded, nullptr);
+  EXPECT_EQ(*loaded, *original);
+  const ForeignKey& fk = loaded->foreign_keys[2];
+  EXPECT_EQ(fk.name, "fk=1");
+  EXPECT_EQ(fk.columns, (std::vector<std::string>{"p id", "a"}));
+  EXPECT_EQ(fk.parent_database, "other db");
+  EXPECT_EQ(fk.parent_table, "p%");
+  EXPECT_EQ(fk.parent_columns, (std::vector<std::string>{"x,y", "z"}));
+  EXPECT_EQ(fk.on_delete, ForeignKey::Action::kSetNull);
+  EXPECT_EQ(fk.on_update, ForeignKey::Action::kCascade);
+  EXPECT_EQ(loaded->foreign_keys[0].on_update, ForeignKey::Action::kNoAction);
+  EXPECT_EQ(loaded->foreign_keys[0].on_delete, ForeignKey::Action::kRestrict);
+  EXPECT_EQ(loaded->foreign_keys[1].on_update, ForeignKey::Action::kSetDefault);
+}
+
+TEST(TrackerSerializationTest, StateWithoutForeignKeysLoads) {
+  // Written before foreign keys were tracked: no `foreign` lines.
+  auto old = Tracker::Deserialize(
+      "chsync-schema 1\nmode full_metadata=1 mariadb=1\n"
+      "table database=d name=c engine=InnoDB\ncolumn name=a type=int\nend\n");
+  ASSERT_TRUE(old.ok()) << old.error().message();
+  ASSERT_NE(old->Find("d", "c"), nullptr);
+  EXPECT_TRUE(old->Find("d", "c")->foreign_keys.empty());
+  // A later DROP FOREIGN KEY of a key the old state never knew is a note, not an out-of-date table.
+  auto dropped = old->ApplySql("ALTER TABLE c DROP FOREIGN KEY c_ibfk_1", "d");
+  ASSERT_TRUE(dropped.ok()) << dropped.error().message();
+  ASSERT_EQ(dropped->notes.size(), 1u);
+  EXPECT_NE(dropped->notes[0].find("c_ibfk_1"), std::string::npos);
+}
+
+TEST(TrackerSerializationTest, BadForeignKeyLinesAreErrors) {
+  std::string head = "chsync-schema 1\ntable database=d name=c\ncolumn name=a type=int\n";
+  auto action = Tracker::Deserialize(head + "foreign name=f columns=a on_delete=EXPLODE\nend\n");
+  ASSERT_FALSE(action.ok());
+  EXPECT_NE(action.error().message().find("line 4: unknown foreign key action 'EXPLODE'"), std::string::npos)
+      << action.error().message();
+  EXPECT_FALSE(Tracker::Deserialize(head + "foreign name=f what=1\nend\n").ok());
+  EXPECT_FALSE(Tracker::Deserialize("chsync-schema 1\nforeign name=f\n").ok());
+}
+
 TEST(TrackerSerializationTest, SingleEmptyEnumValueRoundTrips) {
   Tracker t = WithTable("CREATE TABLE t (e ENUM(''))");
   auto copy = Tracker::Deserialize(t.Serialize());

@@ -514,8 +514,9 @@ Result<VerifyResult> Verify(mysql::Connection& source, clickhouse::Connection& d
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows t_rows, Rows(source, schema::TablesQuery(databases)));
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows c_rows, Rows(source, schema::ColumnsQuery(databases)));
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows s_rows, Rows(source, schema::StatisticsQuery(databases)));
+  CHSYNC_ASSIGN_OR_RETURN(schema::TextRows f_rows, Rows(source, schema::ForeignKeysQuery(databases)));
   CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> schemas,
-                          schema::LoadSchemas(t_rows, c_rows, s_rows, {mariadb}));
+                          schema::LoadSchemas(t_rows, c_rows, s_rows, f_rows, {mariadb}));
   std::erase_if(schemas, [&](const schema::TableSchema& t) { return !filter.Matches(t.database, t.name); });
   if (schemas.empty()) {
     return Error(ErrorKind::kUsage,
