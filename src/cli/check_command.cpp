@@ -246,7 +246,8 @@ void CheckGtid(const mysql::ServerInfo& info, const mysql::ConnectOptions& optio
 }
 
 /// Foreign keys that change replicated rows without binlog row events (issue 33, case 9).
-void CheckCascades(mysql::Connection& conn, const mysql::TableFilter& selected, Report& report) {
+void CheckCascades(mysql::Connection& conn, const mysql::TableFilter& selected,
+                   const std::string& dest_cluster, Report& report) {
   auto cascades = mysql::CascadingForeignKeys(conn, selected);
   if (!cascades.ok()) {
     report.Warn("reading the source's foreign keys failed: " + cascades.error().message());
@@ -254,13 +255,33 @@ void CheckCascades(mysql::Connection& conn, const mysql::TableFilter& selected, 
   }
   if (cascades->empty()) return;
   std::string list;
-  for (const mysql::CascadingForeignKey& fk : *cascades) list += "\n      " + fk.Describe();
+  size_t unfollowed = 0;
+  for (const mysql::CascadingForeignKey& fk : *cascades) {
+    // What `chsync run` decides (pipe/cascades.h), as far as the source tells.
+    std::string why;
+    if (!selected.Matches(fk.parent_database, fk.parent_table)) {
+      why = "its parent table is not replicated";
+    } else if (!dest_cluster.empty()) {
+      why = "chsync does not follow cascades on a cluster destination yet";
+    }
+    list += "\n      " + fk.Describe() + (why.empty() ? ": followed" : ": not followed, " + why);
+    unfollowed += why.empty() ? 0 : 1;
+  }
+  if (unfollowed == 0) {
+    // Nothing to warn about: the stream applies them (docs/delivery.md, "Foreign-key cascades").
+    report.Line("cascading keys",
+                fmt::format("{} followed in ClickHouse from the parent's row changes", cascades->size()));
+    return;
+  }
   report.Warn(fmt::format(
       "{} cascading foreign key{} change{} replicated tables inside the storage engine, without binlog row "
-      "events, and chsync does not follow cascades yet: ClickHouse keeps the child rows a cascade changes or "
-      "removes. After such a change run `chsync resync --table CHILD` (and `chsync verify` to find them), or "
-      "keep cascading actions off replicated child tables:{}",
-      cascades->size(), cascades->size() == 1 ? "" : "s", cascades->size() == 1 ? "s" : "", list));
+      "events, "
+      "and chsync cannot follow {} of them: ClickHouse keeps the child rows their cascades change or remove. "
+      "After such a change run `chsync resync --table CHILD` (and `chsync verify` to find them), or "
+      "replicate the "
+      "parent table too:{}",
+      cascades->size(), cascades->size() == 1 ? "" : "s", cascades->size() == 1 ? "s" : "", unfollowed,
+      list));
 }
 
 /// Under "Tables": each table's effective mapping (table_options), checked against its source
@@ -529,7 +550,7 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
                     "one row by key there; add a primary key where you can",
                     without_key, without_key == 1 ? "" : "s"));
   }
-  if (!tables->empty()) CheckCascades(**conn, selected, report);
+  if (!tables->empty()) CheckCascades(**conn, selected, o.dest_cluster, report);
   if (!o.config_file.empty() && !tables->empty())
     CheckMappings(**conn, info.is_mariadb(), *tables, o, report);
   if (temporal != nullptr && !tables->empty())

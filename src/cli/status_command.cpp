@@ -157,7 +157,8 @@ int RunStatusCommand(const StatusOptions& o) {
   }
   if (!run.cascades.empty()) {
     fmt::print(
-        "cascading foreign keys (not followed: `chsync resync --table CHILD` after a cascading change)\n");
+        "cascading foreign keys (where one is not followed: `chsync resync --table CHILD` after a "
+        "cascade)\n");
     for (const std::string& line : run.cascades) fmt::print("  {}\n", line);
   }
   fmt::print("schema changes {}\n", run.schema_changes.size());

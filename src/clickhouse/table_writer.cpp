@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "clickhouse/sql_quoting.h"
+
 namespace chsync::clickhouse {
 namespace {
 
@@ -27,6 +29,7 @@ Result<TableWriter> TableWriter::Create(const schema::TableSchema& table, const 
   names.emplace_back(kIsDeletedColumn);
   TableWriter writer(std::move(types), table.name, std::move(names));
   writer.prefix_ = InsertPrefix(target.database, table.name, writer.names_);
+  writer.qualified_ = QualifiedName(target.database, table.name);
   return writer;
 }
 

@@ -55,6 +55,10 @@ class TableWriter {
   }
   /// The mapped type of each source column, in schema order.
   const std::vector<MappedType>& types() const { return types_; }
+  /// "`db`.`t`": the table the rows go to; and the INSERT's columns: the table's columns in schema
+  /// order, then the version and the deletion flag.
+  const std::string& qualified() const { return qualified_; }
+  const std::vector<std::string>& names() const { return names_; }
   /// "INSERT INTO `db`.`t` (…) FORMAT RowBinary".
   const std::string& insert_prefix() const { return prefix_; }
 
@@ -76,6 +80,7 @@ class TableWriter {
 
   std::vector<MappedType> types_;
   std::string table_;
+  std::string qualified_;
   std::vector<std::string> names_;  ///< of the INSERT's columns
   std::string prefix_;
   std::string local_prefix_;

@@ -630,6 +630,7 @@ Status Pipe::RebuildWriter(TableState& table) {
     for (const std::string& c : columns) table.key_indexes.push_back(source.FindColumn(c));
   }
   table.table_map.reset();
+  cascades_.Invalidate();
   return Status::Ok();
 }
 
@@ -772,19 +773,8 @@ Status Pipe::Snapshot() {
 }
 
 void Pipe::NoteCascades() {
-  auto cascades = mysql::CascadingForeignKeys(*control_, filter_);
-  if (!cascades.ok()) {
-    log::Warn("cannot read the source's foreign keys: {}", cascades.error().message());
-    return;
-  }
-  status_.cascades.clear();
-  for (const mysql::CascadingForeignKey& fk : *cascades) {
-    log::Warn(
-        "foreign key {}: the source changes {}.{}'s rows without binlog row events, and chsync does "
-        "not follow cascades yet: ClickHouse keeps the rows a cascade changes or removes (run `chsync "
-        "resync --table {}.{}` after such a change)",
-        fk.Describe(), fk.database, fk.table, fk.database, fk.table);
-    status_.cascades.push_back(fk.Describe());
+  if (cascades_.Refresh(tables_, tracker_, tables_.erasures(), !request_.config.dest_cluster.empty())) {
+    status_.cascades = cascades_.described();
   }
 }
 
@@ -803,7 +793,12 @@ Status Pipe::Run() {
     log::Info("stopped while waiting for the source; nothing was read");
     return Status::Ok();
   }
-  NoteCascades();
+  // What the source says, to name the keys a tracked schema written by an older chsync lacks.
+  if (auto keys = mysql::CascadingForeignKeys(*control_, filter_); keys.ok()) {
+    cascades_.SetSourceKeys(std::move(keys).value());
+  } else {
+    log::Warn("cannot read the source's foreign keys: {}", keys.error().message());
+  }
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> existing, state_->Load());
   if (request_.resync && request_.resync_table.empty()) {
     log::Info("resync of every table: starting over");
@@ -838,6 +833,7 @@ Status Pipe::Run() {
 Status Pipe::CopyAndStream() {
   CHSYNC_RETURN_IF_ERROR(LoadState());
   CHSYNC_RETURN_IF_ERROR(BuildTables());
+  NoteCascades();  // named before a snapshot too
   CHSYNC_RETURN_IF_ERROR(CheckDistributedTables());
   if (request_.config.durable_inserts) {
     // Tables created before durable_inserts was set get the settings too (a no-op when they have them).

@@ -28,6 +28,7 @@
 #include "mysql/server_probe.h"
 #include "mysql/source_set.h"
 #include "mysql/table_filter.h"
+#include "pipe/cascades.h"
 #include "pipe/checkpoint.h"
 #include "pipe/ddl_journal.h"
 #include "pipe/ddl_policy.h"
@@ -155,8 +156,8 @@ class Pipe {
   /// Loads the saved checkpoint (refused when it is another source server's) and the tracked schemas
   /// in it, and removes prepared-XA rows files it no longer names.
   Status LoadState();
-  /// Logs the cascading foreign keys of replicated tables and lists them in the status (issue 33,
-  /// case 9: chsync does not follow them yet).
+  /// Finds the cascading foreign keys of the replicated tables again when a table or its schema
+  /// changed (cascades.h), and lists them and whether they are followed in the status.
   void NoteCascades();
   // failover.cpp: several source servers (docs/failover.md).
   /// Connects to the first server of `order` (indexes into sources_) that can serve this pipe:
@@ -440,6 +441,12 @@ class Pipe {
   /// The open XA group committed in one phase: the rows set aside for it (xa_batches_) go to the
   /// flusher now.
   Status SendOpenXaBatches();
+  /// The cascades a rows event of parent table `key` sets off (cascades.h): run now, or at the
+  /// open XA transaction's commit; a child they cannot be followed into is parked.
+  Status FollowCascades(const std::string& key, TableState& table, const binlog::RowsEvent& rows,
+                        const binlog::Event& event);
+  /// Runs cascade statements (child, statement) once every row before them is in ClickHouse.
+  Status RunCascades(const std::vector<std::pair<std::string, std::string>>& statements);
   /// Drops the rows of the open XA transaction's first phase (rolled back, or never prepared).
   void DiscardOpenXaRows();
   /// Queues the pending rows and then a checkpoint at committed_ (saved once they are acknowledged).
@@ -464,6 +471,8 @@ class Pipe {
   mysql::ServerInfo server_;
   clickhouse::ConnectOptions dest_options_;
   std::unique_ptr<clickhouse::Connection> dest_;
+  /// The foreign-key cascades the stream follows in ClickHouse.
+  CascadeFollower cascades_;
   clickhouse::Capabilities caps_;
   /// The destination cluster (config.dest_cluster); empty for one server.
   std::optional<clickhouse::ClusterTopology> topology_;
@@ -578,6 +587,8 @@ class Pipe {
   std::string sequence_file_;
   std::vector<binlog::Value> ordered_;
   std::vector<clickhouse::Cell> cells_;
+  /// The versions of a rows event's rows, for its cascades.
+  std::vector<uint64_t> versions_;
   uint32_t server_id_ = 0;
   uint32_t sequence_ = 0;
   bool full_metadata_ = true;

@@ -176,6 +176,7 @@ Status Pipe::Stream() {
     log::Info("streaming from {}", Coordinate(checkpoint_.resume.file, checkpoint_.resume.position));
   }
   CHSYNC_RETURN_IF_ERROR(StartStreamState());
+  NoteCascades();
 
   int failures = 0;
   auto last_progress = std::chrono::steady_clock::now();
@@ -643,6 +644,7 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
     lex.mariadb_server = format->mariadb;
   }
   auto applied = tracker_.ApplySql(sql, query.database, lex);
+  cascades_.Invalidate();  // foreign keys may have come or gone
   if (!applied.ok()) {
     // Which replicated tables could the statement be about?
     std::string concerned;
@@ -1115,18 +1117,43 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
     return Error(ErrorKind::kCorrupt,
                  "rows event without its TABLE_MAP at " + Coordinate(event.file, event.position));
   }
-  if (rows.skipped) return Status::Ok();
+  // The decoder skips the rows of tables chsync does not apply, held ones too; a held parent's
+  // cascades still concern its children.
+  if (rows.skipped && !cascades_.HasParents()) return Status::Ok();
   auto it = FindTable(*rows.table, rows.table);
   if (it == tables_.end()) return Status::Ok();
   TableState& table = *it->second;
-  if (table.held) return Status::Ok();
-  if (table.stream_from &&
-      mysql::CompareCoordinates({std::string(event.file), event.position},
-                                {table.stream_from->file, table.stream_from->position}) < 0) {
+  NoteCascades();
+  // InnoDB's cascades from this table's changes, unless the session turned foreign_key_checks off.
+  const bool cascading = rows.kind != binlog::RowsKind::kWrite && cascades_.IsParent(it->first) &&
+                         (rows.flags & binlog::kRowsFlagNoForeignKeyChecks) == 0;
+  // The children of a change whose cascade cannot be followed are parked: their rows stay owed.
+  auto park_children = [&](const std::string& why) -> Status {
+    if (!cascading) return Status::Ok();
+    for (const std::string& child : cascades_.ChildrenOf(it->first, rows.kind == binlog::RowsKind::kDelete)) {
+      auto c = tables_.find(child);
+      if (c == tables_.end() || c->second->held) continue;
+      CHSYNC_RETURN_IF_ERROR(
+          ParkTable(*c->second, c->first,
+                    Error(ErrorKind::kUnsupported, "its parent " + it->first + " " + why +
+                                                       ", so chsync cannot follow the cascade of its change"),
+                    "a cascade from " + it->first, Coordinate(event.file, event.position)));
+    }
     return Status::Ok();
-  }
+  };
+  if (table.held) return park_children("is " + table.held->state);
+  if (rows.skipped) return Status::Ok();
+  // Copied from a later point (an offline resync): its own rows before it are in the copy, and
+  // their cascades into the children are not.
+  const bool before_copy =
+      table.stream_from &&
+      mysql::CompareCoordinates({std::string(event.file), event.position},
+                                {table.stream_from->file, table.stream_from->position}) < 0;
+  if (before_copy && !cascading) return Status::Ok();
   if (table.table_map != rows.table) {
     if (Status mapped = MapColumns(table, rows.table, event); !mapped.ok()) {
+      if (before_copy) return park_children("has rows chsync cannot map (" + mapped.error().message() + ")");
+      CHSYNC_RETURN_IF_ERROR(park_children("parked on the same change"));
       return ParkTable(table, it->first, mapped.error(), "a rows event of the table",
                        Coordinate(event.file, event.position));
     }
@@ -1147,10 +1174,13 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   const size_t bytes_before = table.writer->bytes();
   const size_t rows_before = table.writer->rows();
   uint64_t unchanged = 0;  // updates that changed nothing: nothing written
+  versions_.clear();
   for (size_t k = 0; k < rows.rows.size() && !parked; ++k) {
     const binlog::RowChange& row = rows.rows[k];
     CHSYNC_ASSIGN_OR_RETURN(uint64_t offset, numbering_.Offset(event, rows, k));
     CHSYNC_ASSIGN_OR_RETURN(uint64_t version, RowVersion({sequence, offset}));
+    if (cascading) versions_.push_back(version);
+    if (before_copy) continue;
     switch (rows.kind) {
       case binlog::RowsKind::kWrite:
         CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.after, version, false, event)));
@@ -1179,7 +1209,8 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
       }
     }
   }
-  if (parked) return Status::Ok();
+  if (before_copy) return FollowCascades(it->first, table, rows, event);
+  if (parked) return park_children("parked on the same change");
   status_.rows_applied += rows.rows.size();
   switch (rows.kind) {
     case binlog::RowsKind::kWrite: table.changes.inserts += rows.rows.size(); break;
@@ -1189,12 +1220,54 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   }
   pending_bytes_ += table.writer->bytes() - bytes_before;
   pending_rows_bound_ += table.writer->rows() - rows_before;
+  if (cascading) CHSYNC_RETURN_IF_ERROR(FollowCascades(it->first, table, rows, event));
   if (table.writer->batch_rows() >= request_.config.batch_max_rows ||
       table.writer->bytes() >= request_.config.batch_max_bytes) {
     CHSYNC_RETURN_IF_ERROR(FlushTable(it->first, table));
   }
   // All tables' unsent rows together stay under the byte bound too.
   if (pending_bytes_ >= request_.config.batch_max_bytes) CHSYNC_RETURN_IF_ERROR(FlushAll());
+  return Status::Ok();
+}
+
+Status Pipe::FollowCascades(const std::string& key, TableState& table, const binlog::RowsEvent& rows,
+                            const binlog::Event& event) {
+  auto work = cascades_.StatementsFor(tables_, key, table, rows, versions_,
+                                      SourcePosition{std::string(event.file), event.position, ""});
+  if (!work.ok())
+    return std::move(
+        work.error().AddContext("the cascades of " + key + " at " + Coordinate(event.file, event.position)));
+  for (auto& [child, why] : work->refused) {
+    auto it = tables_.find(child);
+    if (it == tables_.end()) continue;
+    CHSYNC_RETURN_IF_ERROR(ParkTable(*it->second, it->first, why, "a cascade from " + key,
+                                     Coordinate(event.file, event.position)));
+  }
+  if (work->statements.empty()) return Status::Ok();
+  if (boundaries_.open_xa()) {
+    cascades_.Defer(std::move(work->statements));
+    return Status::Ok();
+  }
+  return RunCascades(work->statements);
+}
+
+Status Pipe::RunCascades(const std::vector<std::pair<std::string, std::string>>& statements) {
+  if (statements.empty()) return Status::Ok();
+  // The child's rows written before the cascade must be in ClickHouse for its SELECT to see them.
+  CHSYNC_RETURN_IF_ERROR(FlushAll());
+  CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
+  for (const auto& [child, statement] : statements) {
+    auto it = tables_.find(child);
+    if (it == tables_.end() || it->second->held) continue;  // parked meanwhile: owed whole
+    CrashPoint("cascade");
+    Status done = dest_->Execute(statement);
+    if (done.ok() || clickhouse::IsRetryable(done.error()) || done.error().kind() == ErrorKind::kNetwork) {
+      CHSYNC_RETURN_IF_ERROR(done);
+      continue;
+    }
+    // Refused for good (a value the child's column cannot take): the child alone stops.
+    CHSYNC_RETURN_IF_ERROR(ParkTable(*it->second, it->first, done.error(), "a cascade into the table", ""));
+  }
   return Status::Ok();
 }
 
@@ -1367,7 +1440,7 @@ Status Pipe::FlushAll() {
 }
 
 Status Pipe::SendOpenXaBatches() {
-  if (xa_batches_.empty()) return Status::Ok();
+  if (xa_batches_.empty()) return RunCascades(cascades_.TakeDeferred());
   CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(gtids_.ToStringWithOpen()));
   std::vector<XaBatch> batches = std::move(xa_batches_);
   xa_batches_.clear();
@@ -1385,7 +1458,7 @@ Status Pipe::SendOpenXaBatches() {
     CHSYNC_RETURN_IF_ERROR(
         flusher_->Insert(std::move(batch.prefix), std::move(batch.data), 0, std::move(info)));
   }
-  return Status::Ok();
+  return RunCascades(cascades_.TakeDeferred());
 }
 
 void Pipe::DiscardOpenXaRows() {
@@ -1395,11 +1468,23 @@ void Pipe::DiscardOpenXaRows() {
   }
   xa_batches_.clear();
   xa_changes_.clear();
+  cascades_.DropDeferred();
   pending_bytes_ = 0;
   pending_rows_bound_ = 0;
 }
 
 Status Pipe::PrepareXa(const binlog::Event& event, const Boundary& boundary) {
+  // A prepared transaction's rows wait in a file, and its cascades cannot follow them there.
+  for (const std::string& child : cascades_.DeferredChildren()) {
+    auto it = tables_.find(child);
+    if (it == tables_.end() || it->second->held) continue;
+    CHSYNC_RETURN_IF_ERROR(
+        ParkTable(*it->second, it->first,
+                  Error(ErrorKind::kUnsupported,
+                        "chsync does not follow a foreign-key cascade inside a prepared XA transaction"),
+                  "XA PREPARE " + boundary.xid, Coordinate(event.file, event.position)));
+  }
+  cascades_.DropDeferred();
   std::vector<XaBatch> batches = std::move(xa_batches_);
   xa_batches_.clear();
   for (auto& [key, table] : tables_) {
