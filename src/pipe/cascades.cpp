@@ -226,12 +226,14 @@ bool CascadeFollower::Refresh(TableStates& tables, const schema::Tracker& tracke
       return l.child == child_key && l.text.starts_with(child_key + " (" + known.name + ")");
     });
     if (tracked) continue;
-    lines.push_back({child_key, TableKey(known.parent_database, known.parent_table),
-                     known.Describe() +
-                         ": not followed, the tracked schema does not know it (a state written before chsync "
-                         "tracked foreign keys; `chsync resync --table " +
-                         child_key + "` reads it again)",
-                     false});
+    lines.push_back(
+        {child_key, TableKey(known.parent_database, known.parent_table),
+         known.Describe() +
+             ": not followed, the tracked schema does not have it yet (added at the source after the "
+             "checkpoint, followed once the stream reaches it; or a state written before chsync "
+             "tracked foreign keys, which `chsync resync --table " +
+             child_key + "` reads again)",
+         false});
   }
   // A change cascaded into a table is not cascaded on from there (InnoDB goes on, up to 15 deep).
   std::vector<std::string> described;

@@ -440,13 +440,15 @@ class Pipe {
   Status QueueRows(TableState& table);
   /// The open XA group committed in one phase: the rows set aside for it (xa_batches_) go to the
   /// flusher now.
-  Status SendOpenXaBatches();
+  Status SendOpenXaBatches(const std::string& position);
   /// The cascades a rows event of parent table `key` sets off (cascades.h): run now, or at the
   /// open XA transaction's commit; a child they cannot be followed into is parked.
   Status FollowCascades(const std::string& key, TableState& table, const binlog::RowsEvent& rows,
                         const binlog::Event& event);
-  /// Runs cascade statements (child, statement) once every row before them is in ClickHouse.
-  Status RunCascades(const std::vector<std::pair<std::string, std::string>>& statements);
+  /// Runs cascade statements (child, statement) once every row before them is in ClickHouse;
+  /// `position` (the change's, "binlog.000003:1234") names where in a child's park reason.
+  Status RunCascades(const std::vector<std::pair<std::string, std::string>>& statements,
+                     const std::string& position);
   /// Drops the rows of the open XA transaction's first phase (rolled back, or never prepared).
   void DiscardOpenXaRows();
   /// Queues the pending rows and then a checkpoint at committed_ (saved once they are acknowledged).

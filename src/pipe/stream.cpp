@@ -571,7 +571,8 @@ Status Pipe::HandleEvent(const binlog::Event& event, uint64_t outer_end) {
       xa_group_start_ = event.position;
       return Status::Ok();
     case Boundary::Kind::kCommit:
-      if (boundary.ends_open_xa) CHSYNC_RETURN_IF_ERROR(SendOpenXaBatches());
+      if (boundary.ends_open_xa)
+        CHSYNC_RETURN_IF_ERROR(SendOpenXaBatches(Coordinate(event.file, event.position)));
       return EndTransaction(event, boundary.resume, false);
     case Boundary::Kind::kXaPrepare: return PrepareXa(event, boundary);
     case Boundary::Kind::kXaCommit: return FinishXa(event, boundary, /*commit=*/true);
@@ -1248,10 +1249,11 @@ Status Pipe::FollowCascades(const std::string& key, TableState& table, const bin
     cascades_.Defer(std::move(work->statements));
     return Status::Ok();
   }
-  return RunCascades(work->statements);
+  return RunCascades(work->statements, Coordinate(event.file, event.position));
 }
 
-Status Pipe::RunCascades(const std::vector<std::pair<std::string, std::string>>& statements) {
+Status Pipe::RunCascades(const std::vector<std::pair<std::string, std::string>>& statements,
+                         const std::string& position) {
   if (statements.empty()) return Status::Ok();
   // The child's rows written before the cascade must be in ClickHouse for its SELECT to see them.
   CHSYNC_RETURN_IF_ERROR(FlushAll());
@@ -1266,7 +1268,8 @@ Status Pipe::RunCascades(const std::vector<std::pair<std::string, std::string>>&
       continue;
     }
     // Refused for good (a value the child's column cannot take): the child alone stops.
-    CHSYNC_RETURN_IF_ERROR(ParkTable(*it->second, it->first, done.error(), "a cascade into the table", ""));
+    CHSYNC_RETURN_IF_ERROR(
+        ParkTable(*it->second, it->first, done.error(), "a cascade into the table", position));
   }
   return Status::Ok();
 }
@@ -1439,8 +1442,8 @@ Status Pipe::FlushAll() {
   return Status::Ok();
 }
 
-Status Pipe::SendOpenXaBatches() {
-  if (xa_batches_.empty()) return RunCascades(cascades_.TakeDeferred());
+Status Pipe::SendOpenXaBatches(const std::string& position) {
+  if (xa_batches_.empty()) return RunCascades(cascades_.TakeDeferred(), position);
   CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(gtids_.ToStringWithOpen()));
   std::vector<XaBatch> batches = std::move(xa_batches_);
   xa_batches_.clear();
@@ -1458,7 +1461,7 @@ Status Pipe::SendOpenXaBatches() {
     CHSYNC_RETURN_IF_ERROR(
         flusher_->Insert(std::move(batch.prefix), std::move(batch.data), 0, std::move(info)));
   }
-  return RunCascades(cascades_.TakeDeferred());
+  return RunCascades(cascades_.TakeDeferred(), position);
 }
 
 void Pipe::DiscardOpenXaRows() {
