@@ -29,7 +29,10 @@ CREATE TABLE orders (
   KEY (customer_id)
 ) ENGINE=InnoDB;
 
+-- A log table: its key is invisible (no query or INSERT names it), because chsync refuses a table
+-- without one, whose identical rows ClickHouse would keep once (docs/types.md, "Keys").
 CREATE TABLE page_views (
+  id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY INVISIBLE,
   viewed_at DATETIME NOT NULL,
   path VARCHAR(255) NOT NULL,
   flags BIT(8) NOT NULL DEFAULT b'0'

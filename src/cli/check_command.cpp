@@ -3,6 +3,7 @@
 // blocking problem and what to change, 2 on bad usage.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include "clickhouse/capabilities.h"
 #include "clickhouse/cluster.h"
 #include "clickhouse/connection.h"
+#include "clickhouse/ddl.h"
 #include "clickhouse/sql_quoting.h"
 #include "clickhouse/type_mapping.h"
 #include "common/url.h"
@@ -26,6 +28,7 @@
 #include "mysql/table_filter.h"
 #include "mysql/table_inventory.h"
 #include "pipe/config.h"
+#include "pipe/ddl_policy.h"
 #include "pipe/mapping.h"
 
 namespace chsync::cli {
@@ -44,6 +47,9 @@ struct CheckOptions {
   pipe::MappingSet mappings;
   std::string dest_database;
   bool datetime_fallback_text = false;  ///< --config's datetime_fallback: string
+  /// --config's schema_changes, then --schema-policy: which tables without a key are refused.
+  pipe::PolicySet policies;
+  std::vector<std::string> schema_policies;
 };
 
 /// A finding of the preflight: blocking ones make the verdict fail.
@@ -311,6 +317,42 @@ void CheckMappings(mysql::Connection& conn, bool mariadb, const std::vector<mysq
   }
 }
 
+/// The selected tables without a primary key: those with no NOT NULL unique key either are sorted by
+/// every column in ClickHouse (docs/types.md, "Keys"). Under keyless=refuse, the default, `run` parks
+/// each at once: blocking. Under keyless=distinct, a warning that identical rows collapse.
+void CheckKeyless(mysql::Connection& conn, bool mariadb, const std::vector<mysql::TableInfo>& tables,
+                  const CheckOptions& o, Report& report) {
+  std::vector<std::string> databases;
+  for (const mysql::TableInfo& t : tables) {
+    if (t.primary_key.empty() && std::find(databases.begin(), databases.end(), t.database) == databases.end())
+      databases.push_back(t.database);
+  }
+  auto schemas = mysql::LoadTableSchemas(conn, databases, mariadb);
+  if (!schemas.ok()) {
+    report.Warn("cannot read the columns of the tables without a primary key: " + schemas.error().message());
+    return;
+  }
+  std::vector<std::string> distinct;
+  for (const schema::TableSchema& t : *schemas) {
+    const bool selected = std::any_of(tables.begin(), tables.end(), [&](const mysql::TableInfo& i) {
+      return i.database == t.database && i.name == t.name && i.primary_key.empty();
+    });
+    if (!selected || !clickhouse::ChooseSortingKey(t).full_row) continue;
+    const pipe::SchemaPolicy policy = o.policies.For(t.database, t.name);
+    if (std::optional<std::string> refused = pipe::KeylessRefusal(t, policy)) {
+      report.Block(*refused + "; until then `chsync run` parks it");
+    } else {
+      distinct.push_back(t.QualifiedName());
+    }
+  }
+  if (!distinct.empty()) {
+    report.Warn(fmt::format(
+        "{} without a primary key or NOT NULL unique key, replicated as the set of {} distinct rows "
+        "(keyless=distinct): rows equal in every column are one row in ClickHouse",
+        fmt::join(distinct, ", "), distinct.size() == 1 ? "its" : "their"));
+  }
+}
+
 /// The selected tables that have DATE, DATETIME or TIMESTAMP columns, for CheckTemporal; empty
 /// (with a note) when their columns cannot be read.
 std::vector<schema::TableSchema> TemporalTables(mysql::Connection& conn, bool mariadb,
@@ -544,12 +586,7 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
                                options.user, t.database, t.name, t.database, options.user, t.select_error));
     }
   }
-  if (without_key > 0) {
-    report.Warn(
-        fmt::format("{} table{} without a primary key: ClickHouse cannot match an update or a delete to "
-                    "one row by key there; add a primary key where you can",
-                    without_key, without_key == 1 ? "" : "s"));
-  }
+  if (without_key > 0) CheckKeyless(**conn, info.is_mariadb(), *tables, o, report);
   if (!tables->empty()) CheckCascades(**conn, selected, o.dest_cluster, report);
   if (!o.config_file.empty() && !tables->empty())
     CheckMappings(**conn, info.is_mariadb(), *tables, o, report);
@@ -744,6 +781,7 @@ int ApplyConfigFile(CheckOptions& o, std::vector<std::string>& warnings) {
   o.mappings = file.mappings;
   o.dest_database = file.dest_database;
   o.datetime_fallback_text = file.datetime_fallback == pipe::PipeConfig::DateTimeFallback::kString;
+  o.policies = file.policies;
   warnings = ReadableSecretWarnings(o.config_file, file);
   return kExitOk;
 }
@@ -752,6 +790,12 @@ int RunCheck(CheckOptions o) {
   std::vector<std::string> config_warnings;
   if (!o.config_file.empty()) {
     if (int code = ApplyConfigFile(o, config_warnings); code != kExitOk) return code;
+  }
+  for (const std::string& assignment : o.schema_policies) {
+    if (Status assigned = o.policies.Assign(assignment); !assigned.ok()) {
+      fmt::print(stderr, "chsync check: {}\n", assigned.error().message());
+      return kExitUsage;
+    }
   }
   if (o.source.empty() || o.dest.empty()) {
     fmt::print(stderr, "chsync check: give --source and --dest, or --config FILE with source: and dest:\n");
@@ -837,6 +881,9 @@ void AddCheckCommand(CLI::App& app, RunFunction& run) {
                   "a ClickHouse cluster: report its topology, and each --dest node's macros and ZooKeeper");
   sub->add_option("--dest-replication-path", options->replication_path,
                   "ZooKeeper path pattern of the Replicated tables, whose macros each node must have");
+  sub->add_option("--schema-policy", options->schema_policies,
+                  "KEY=VALUE or DB.TABLE:KEY=VALUE, as for run (e.g. keyless=distinct)")
+      ->allow_extra_args(false);
   sub->callback([options, sub, &run] {
     options->replication_path_given = sub->count("--dest-replication-path") > 0;
     run = [options] { return RunCheck(*options); };

@@ -144,6 +144,7 @@ class DestinationModel {
       if (plan->rebuild) fmt::print("rebuild: {}\n", plan->rebuild_reason);
       for (const std::string& sql : plan->statements) fmt::print("clickhouse: {}\n", sql);
       for (const std::string& line : plan->log_lines) fmt::print("log: {}\n", line);
+      if (!plan->park_reason.empty()) fmt::print("park: {}\n", plan->park_reason);
       // A dropped table's destination is kept (a CREATE of the same name moves it aside).
       tables_[key] = std::move(plan->after);
     }

@@ -275,9 +275,9 @@ Result<CascadeFollower::Work> CascadeFollower::StatementsFor(TableStates& tables
     const size_t n = table.map_index.size();
     ordered_.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      const uint32_t at = table.map_index[i];
-      if (at >= image.size()) return Error(ErrorKind::kCorrupt, "a row image shorter than its table");
-      ordered_[i] = image[at];
+      const uint32_t index = table.map_index[i];
+      if (index >= image.size()) return Error(ErrorKind::kCorrupt, "a row image shorter than its table");
+      ordered_[i] = image[index];
     }
     for (size_t i : link.parent_indexes) {
       if (ordered_[i].is_absent()) {

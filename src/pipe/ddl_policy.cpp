@@ -212,6 +212,10 @@ class Planner {
                 : "");
         if (policy.key_change == SchemaPolicy::KeyChange::kFail)
           return Stop(context_, table_, what + " (key_change=fail)");
+        if (new_key.full_row && !old_key.full_row) {
+          if (std::optional<std::string> refused = KeylessRefusal(*after_source_, policy))
+            return Stop(context_, table_, "leaves the table without a key: " + *refused);
+        }
         return RebuildPlan(what);
       }
     }
@@ -397,6 +401,8 @@ class Planner {
                   "creates a table chsync cannot replicate: " + statements.error().message());
     for (std::string& sql : *statements) Add(std::move(sql));
     plan_.created = true;
+    if (std::optional<std::string> refused = KeylessRefusal(*schema, context_.policy))
+      plan_.park_reason = *refused;
     plan_.after = NewDestination(*schema, context_.caps, context_.mapping);
     clickhouse::SortingKey key = clickhouse::ChooseSortingKey(*schema);
     plan_.log_lines.push_back(fmt::format(
@@ -765,6 +771,19 @@ Result<TablePlan> PlanTableChanges(const std::vector<schema::SchemaChange>& chan
   CHSYNC_ASSIGN_OR_RETURN(TablePlan plan, planner.Run(kept));
   plan.after.excluded = std::move(excluded);
   return plan;
+}
+
+std::optional<std::string> KeylessRefusal(const schema::TableSchema& table, const SchemaPolicy& policy) {
+  if (policy.keyless != SchemaPolicy::Keyless::kRefuse || !clickhouse::ChooseSortingKey(table).full_row)
+    return std::nullopt;
+  const std::string name = table.QualifiedName();
+  return fmt::format(
+      "{} has no primary key or NOT NULL unique key, so ClickHouse would sort it by every column, where rows "
+      "equal in every column are one row and a DELETE of one removes them all (keyless=refuse). Give it a "
+      "primary key at the source (an invisible one changes no query: `ALTER TABLE {} ADD COLUMN _id BIGINT "
+      "UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY INVISIBLE`), then `chsync resume --table {}`; or set "
+      "keyless: distinct for it, to replicate its distinct rows",
+      name, name, name);
 }
 
 Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& table,

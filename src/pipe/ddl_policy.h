@@ -1,6 +1,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -108,7 +109,15 @@ struct TablePlan {
   /// a new ClickHouse table with `after`'s layout (statements empty). rebuild_reason says why.
   bool rebuild = false;
   std::string rebuild_reason;
+  /// kTableCreated of a table the policy refuses to replicate (KeylessRefusal): the table is made
+  /// as planned, then parked with this reason, so that every other table goes on.
+  std::string park_reason;
 };
+
+/// Why `table` is not replicated under `policy`, when it is not: a table without a primary key or
+/// NOT NULL unique key under keyless=refuse (ClickHouse would sort it by every column, and rows equal
+/// in every column would be one row there; issue 33, case 6). The text says what to do.
+std::optional<std::string> KeylessRefusal(const schema::TableSchema& table, const SchemaPolicy& policy);
 
 /// Plans the ClickHouse side of `changes` (all of them about the table `before` describes, from
 /// one statement, as Tracker::Apply returned them), following the seeds' table

@@ -648,6 +648,51 @@ TEST(DdlPolicyTest, SortingKeyChangesRebuildOrStop) {
   EXPECT_NE(message.find("(key_change=fail)"), std::string::npos) << message;
 }
 
+// Issue 33, case 6: identical rows of a table without a key collapsed in ClickHouse (5 source rows,
+// 3 there). Such a table is refused by default: made, then parked with what to do.
+TEST(DdlPolicyTest, ATableWithoutAKeyIsRefusedByDefault) {
+  Source s(kNew);
+  TablePlan created = s.Ok("CREATE TABLE t (a INT, b VARCHAR(10))");
+  EXPECT_TRUE(created.created);
+  EXPECT_NE(created.park_reason.find("shop.t has no primary key or NOT NULL unique key"), std::string::npos)
+      << created.park_reason;
+  EXPECT_NE(created.park_reason.find("(keyless=refuse)"), std::string::npos) << created.park_reason;
+  EXPECT_NE(
+      created.park_reason.find("ALTER TABLE shop.t ADD COLUMN _id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT "
+                               "PRIMARY KEY INVISIBLE"),
+      std::string::npos)
+      << created.park_reason;
+  EXPECT_NE(created.park_reason.find("keyless: distinct"), std::string::npos) << created.park_reason;
+
+  Source distinct(kNew);
+  distinct.policy().keyless = SchemaPolicy::Keyless::kDistinct;
+  EXPECT_EQ(distinct.Ok("CREATE TABLE t (a INT, b VARCHAR(10))").park_reason, "");
+
+  // A primary key, or a NOT NULL unique key, is a key: nothing refused.
+  Source keyed(kNew);
+  EXPECT_EQ(keyed.Ok("CREATE TABLE t (a INT PRIMARY KEY, b INT)").park_reason, "");
+  Source unique(kNew);
+  EXPECT_EQ(unique.Ok("CREATE TABLE t (a INT NOT NULL, b INT, UNIQUE KEY ua (a))").park_reason, "");
+  Source nullable(kNew);
+  EXPECT_NE(nullable.Ok("CREATE TABLE t (a INT, b INT, UNIQUE KEY ua (a))").park_reason, "")
+      << "a unique key over a NULL-able column leaves the table without a key";
+}
+
+TEST(DdlPolicyTest, DroppingTheOnlyKeyIsRefusedByDefault) {
+  Source s(kNew);
+  s.Ok("CREATE TABLE t (id INT NOT NULL, b INT, PRIMARY KEY (id))");
+  std::string sql = "ALTER TABLE t DROP PRIMARY KEY";
+  std::string message = s.Stops(sql);
+  ExpectResyncMessage(message, sql);
+  EXPECT_NE(message.find("leaves the table without a key: shop.t has no primary key"), std::string::npos)
+      << message;
+  Source distinct(kNew);
+  distinct.policy().keyless = SchemaPolicy::Keyless::kDistinct;
+  distinct.Ok("CREATE TABLE t (id INT NOT NULL, b INT, PRIMARY KEY (id))");
+  TablePlan plan = distinct.Rebuilds(sql);
+  EXPECT_NE(plan.rebuild_reason.find("sorted by every column"), std::string::npos) << plan.rebuild_reason;
+}
+
 TEST(DdlPolicyTest, TablesSortedByEveryColumnRebuildOnAddedAndDroppedColumns) {
   Source s(kNew);
   s.Ok("CREATE TABLE t (a INT, b INT)");

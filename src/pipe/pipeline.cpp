@@ -392,6 +392,9 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   CHSYNC_ASSIGN_OR_RETURN(SourcePosition from, StablePoint({database}, keep, schemas));
   if (schemas.empty())
     return Error(ErrorKind::kNotFound, "table " + qualified + " does not exist at the source");
+  if (std::optional<std::string> refused =
+          KeylessRefusal(schemas[0], request_.config.policies.For(database, name)))
+    return Error(ErrorKind::kUnsupported, "not copied: " + *refused);
   // Columns excluded under an earlier name stay excluded in the new copy.
   DestinationTable carried;
   for (const DestinationState& d : checkpoint_.destinations) {
@@ -589,6 +592,21 @@ Status Pipe::BuildTables() {
     it->second->rebuild = std::make_unique<Rebuilder>();
     it->second->rebuild->state = r;
     CHSYNC_RETURN_IF_ERROR(StartRebuild(*it->second, r.position, r.reason, /*resume=*/true));
+  }
+  // Tables the policy refuses (a table without a key under keyless=refuse) park now: a fresh start's,
+  // and those an earlier chsync replicated as the set of their distinct rows. Their copy is owed by
+  // the park (resume copies them), not by the snapshot.
+  const std::string position = Coordinate(checkpoint_.resume.file, checkpoint_.resume.position);
+  for (auto& [key, table] : tables_) {
+    if (table->held) continue;
+    const schema::TableSchema& source = table->dest.source;
+    std::optional<std::string> refused =
+        KeylessRefusal(source, request_.config.policies.For(source.database, source.name));
+    if (!refused) continue;
+    CHSYNC_RETURN_IF_ERROR(ParkTable(*table, key, Error(ErrorKind::kUnsupported, *refused), "", position));
+    for (TableSnapshot& s : checkpoint_.snapshot) {
+      if (s.database == source.database && s.table == source.name) s.state = TableSnapshot::State::kDone;
+    }
   }
   return Status::Ok();
 }
@@ -832,6 +850,10 @@ Status Pipe::Run() {
 
 Status Pipe::CopyAndStream() {
   CHSYNC_RETURN_IF_ERROR(LoadState());
+  // The history first: BuildTables records the tables it parks.
+  if (auto previous = ReadRunStatus(state_->path()); previous.ok() && previous->has_value()) {
+    status_.schema_changes = (*previous)->schema_changes;
+  }
   CHSYNC_RETURN_IF_ERROR(BuildTables());
   NoteCascades();  // named before a snapshot too
   CHSYNC_RETURN_IF_ERROR(CheckDistributedTables());
@@ -842,9 +864,6 @@ Status Pipe::CopyAndStream() {
       CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(place.target, place.table));
       if (exists) CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::MakeDurable(place.table, place.target)));
     }
-  }
-  if (auto previous = ReadRunStatus(state_->path()); previous.ok() && previous->has_value()) {
-    status_.schema_changes = (*previous)->schema_changes;
   }
 
   Status copied = Snapshot();

@@ -22,6 +22,7 @@ constexpr std::array<std::string_view, 2> kRenameTableNames{"follow", "fail"};
 constexpr std::array<std::string_view, 3> kDropColumnNames{"keep", "propagate", "fail"};
 constexpr std::array<std::string_view, 2> kPositionShiftNames{"follow", "fail"};
 constexpr std::array<std::string_view, 2> kKeyChangeNames{"rebuild", "fail"};
+constexpr std::array<std::string_view, 2> kKeylessNames{"refuse", "distinct"};
 constexpr std::array<std::string_view, 2> kTableErrorNames{"park", "stop"};
 
 /// One SchemaPolicy field: its configuration key, the names of its values, and access to it by
@@ -40,8 +41,8 @@ Key MakeKey(std::string_view name, std::span<const std::string_view> values) {
              [](SchemaPolicy& p, size_t v) { p.*kField = static_cast<Enum>(v); }};
 }
 
-const std::array<Key, 10>& Keys() {
-  static const std::array<Key, 10> keys = {
+const std::array<Key, 11>& Keys() {
+  static const std::array<Key, 11> keys = {
       MakeKey<&SchemaPolicy::rename_column>("rename_column", kRenameColumnNames),
       MakeKey<&SchemaPolicy::type_change>("type_change", kTypeChangeNames),
       MakeKey<&SchemaPolicy::truncate>("truncate", kTruncateNames),
@@ -51,6 +52,7 @@ const std::array<Key, 10>& Keys() {
       MakeKey<&SchemaPolicy::drop_column>("drop_column", kDropColumnNames),
       MakeKey<&SchemaPolicy::position_shift>("position_shift", kPositionShiftNames),
       MakeKey<&SchemaPolicy::key_change>("key_change", kKeyChangeNames),
+      MakeKey<&SchemaPolicy::keyless>("keyless", kKeylessNames),
       MakeKey<&SchemaPolicy::on_table_error>("on_table_error", kTableErrorNames),
   };
   return keys;
@@ -200,6 +202,9 @@ std::string_view PolicyValueName(SchemaPolicy::PositionShift v) {
 }
 std::string_view PolicyValueName(SchemaPolicy::KeyChange v) {
   return kKeyChangeNames.at(static_cast<size_t>(v));
+}
+std::string_view PolicyValueName(SchemaPolicy::Keyless v) {
+  return kKeylessNames.at(static_cast<size_t>(v));
 }
 std::string_view PolicyValueName(SchemaPolicy::TableError v) {
   return kTableErrorNames.at(static_cast<size_t>(v));

@@ -39,6 +39,12 @@ struct SchemaPolicy {
   /// A change of the ClickHouse sorting key (primary key added, dropped or changed).
   ///   rebuild: the table is rebuilt online
   enum class KeyChange { kRebuild, kFail };
+  /// A table without a primary key or NOT NULL unique key (docs/types.md, "Keys"). ClickHouse
+  /// sorts it by every column, so rows equal in every column would be one row there.
+  ///   refuse:   the table is not replicated; it fails like a `fail` policy (parked under
+  ///             on_table_error=park, with the reason and what to do)
+  ///   distinct: replicated as the set of its distinct rows (identical rows collapse into one)
+  enum class Keyless { kRefuse, kDistinct };
   /// A failure that concerns this table alone (a `fail` policy, an ALTER or an INSERT that
   /// ClickHouse refuses, binlog rows that no longer match its schema; docs/table-control.md).
   ///   park: the table is parked (its changes are no longer applied, the reason is recorded) and
@@ -55,6 +61,7 @@ struct SchemaPolicy {
   DropColumn drop_column = DropColumn::kKeep;
   PositionShift position_shift = PositionShift::kFollow;
   KeyChange key_change = KeyChange::kRebuild;
+  Keyless keyless = Keyless::kRefuse;
   TableError on_table_error = TableError::kPark;
 
   bool operator==(const SchemaPolicy&) const = default;
@@ -67,8 +74,8 @@ class PolicySet {
   /// Applies one assignment: "KEY=VALUE" (all tables) or "PATTERN:KEY=VALUE" where PATTERN is a
   /// --tables-style DB.TABLE glob (`*` and `?`). KEY is one of the SchemaPolicy field names
   /// (rename_column, type_change, truncate, create_table, drop_table, rename_table, drop_column,
-  /// position_shift, key_change, on_table_error) and VALUE one of its documented values. Errors (kConfig)
-  /// name the assignment, the key and the values allowed.
+  /// position_shift, key_change, keyless, on_table_error) and VALUE one of its documented values. Errors
+  /// (kConfig) name the assignment, the key and the values allowed.
   Status Assign(std::string_view assignment);
   /// Same with the parts already split (PATTERN empty for all tables); `origin` names the source
   /// of the setting in errors (e.g. "chsync.yaml:12" or "--schema-policy").
@@ -107,6 +114,7 @@ std::string_view PolicyValueName(SchemaPolicy::RenameTable v);
 std::string_view PolicyValueName(SchemaPolicy::DropColumn v);
 std::string_view PolicyValueName(SchemaPolicy::PositionShift v);
 std::string_view PolicyValueName(SchemaPolicy::KeyChange v);
+std::string_view PolicyValueName(SchemaPolicy::Keyless v);
 std::string_view PolicyValueName(SchemaPolicy::TableError v);
 
 }  // namespace chsync::pipe

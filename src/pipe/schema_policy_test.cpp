@@ -26,13 +26,14 @@ TEST(SchemaPolicy, DefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(PolicyValueName(p.drop_column), "keep");
   EXPECT_EQ(PolicyValueName(p.position_shift), "follow");
   EXPECT_EQ(PolicyValueName(p.key_change), "rebuild");
+  EXPECT_EQ(PolicyValueName(p.keyless), "refuse");
   EXPECT_EQ(PolicyValueName(p.on_table_error), "park");
   EXPECT_EQ(p, P{});
   EXPECT_EQ(set.Describe(),
             std::vector<std::string>{"defaults: rename_column=rename type_change=follow truncate=propagate "
                                      "create_table=replicate drop_table=keep rename_table=follow "
                                      "drop_column=keep position_shift=follow key_change=rebuild "
-                                     "on_table_error=park"});
+                                     "keyless=refuse on_table_error=park"});
 }
 
 TEST(SchemaPolicy, EveryValueOfEveryKeyCanBeAssigned) {
@@ -50,6 +51,7 @@ TEST(SchemaPolicy, EveryValueOfEveryKeyCanBeAssigned) {
       {"drop_column", {"keep", "propagate", "fail"}},
       {"position_shift", {"follow", "fail"}},
       {"key_change", {"rebuild", "fail"}},
+      {"keyless", {"refuse", "distinct"}},
       {"on_table_error", {"park", "stop"}},
   };
   for (const Case& c : cases) {
@@ -69,6 +71,7 @@ TEST(SchemaPolicy, EveryValueOfEveryKeyCanBeAssigned) {
       if (key == "drop_column") got = PolicyValueName(p.drop_column);
       if (key == "position_shift") got = PolicyValueName(p.position_shift);
       if (key == "key_change") got = PolicyValueName(p.key_change);
+      if (key == "keyless") got = PolicyValueName(p.keyless);
       if (key == "on_table_error") got = PolicyValueName(p.on_table_error);
       EXPECT_EQ(got, value) << assignment;
       EXPECT_NE(set.Describe()[0].find(" " + assignment), std::string::npos) << set.Describe()[0];
@@ -177,7 +180,7 @@ TEST(SchemaPolicy, UnknownKeyNamesOriginKeyAndEveryKey) {
   EXPECT_EQ(s.error().message(),
             "chsync.yaml:12: 'truncat' is not a schema policy (keys: rename_column, type_change, "
             "truncate, create_table, drop_table, rename_table, drop_column, position_shift, "
-            "key_change, on_table_error)");
+            "key_change, keyless, on_table_error)");
   s = set.Assign("shop.t:renam_column=ignore");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
@@ -198,7 +201,7 @@ TEST(SchemaPolicy, BadValueNamesOriginKeyAndTheAllowedValues) {
       {"truncate", "propagate, ignore or fail"},   {"create_table", "replicate, ignore or fail"},
       {"drop_table", "keep, drop or fail"},        {"rename_table", "follow or fail"},
       {"drop_column", "keep, propagate or fail"},  {"position_shift", "follow or fail"},
-      {"key_change", "rebuild or fail"},
+      {"key_change", "rebuild or fail"},           {"keyless", "refuse or distinct"},
   };
   for (const Case& c : cases) {
     PolicySet set;
@@ -249,7 +252,7 @@ TEST(SchemaPolicy, MalformedAssignmentsAreErrors) {
   EXPECT_EQ(s.error().message(),
             "--schema-policy 'truncate': expected KEY=VALUE or DB.TABLE:KEY=VALUE (keys: "
             "rename_column, type_change, truncate, create_table, drop_table, rename_table, "
-            "drop_column, position_shift, key_change, on_table_error)");
+            "drop_column, position_shift, key_change, keyless, on_table_error)");
   s = set.Assign(":truncate=ignore");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().message(),

@@ -896,8 +896,13 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     table->dest = plan.after;
     Status applied_here = plan.rebuild ? StartRebuild(*table, position, plan.rebuild_reason, /*resume=*/false)
                                        : RebuildWriter(*table);
-    if (!applied_here.ok())
+    if (!applied_here.ok()) {
       CHSYNC_RETURN_IF_ERROR(ParkTable(*table, key, applied_here.error(), statement, position));
+    } else if (!plan.park_reason.empty()) {
+      // A table chsync will not replicate (keyless=refuse): made, then parked at its first statement.
+      CHSYNC_RETURN_IF_ERROR(
+          ParkTable(*table, key, Error(ErrorKind::kUnsupported, plan.park_reason), statement, position));
+    }
   }
   return Status::Ok();
 }

@@ -188,6 +188,13 @@ Result<std::string> Pipe::CarryOut(const std::string& op, const std::string& key
   }
   if (op == "resume" || op == "resync") {
     const std::string was = table.held ? table.held->state : "";
+    const schema::TableSchema* now = tracker_.Find(table.dest.source.database, table.dest.source.name);
+    if (now != nullptr) {
+      if (std::optional<std::string> refused =
+              KeylessRefusal(*now, request_.config.policies.For(now->database, now->name))) {
+        return "refused: " + key + (was.empty() ? "" : " stays " + was) + ": " + *refused;
+      }
+    }
     Status s = RecopyTable(table, key, op == "resync" ? "chsync resync --table" : "chsync resume");
     if (!s.ok()) {
       if (s.error().kind() == ErrorKind::kNetwork || clickhouse::IsRetryable(s.error())) return s.error();

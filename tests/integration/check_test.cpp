@@ -19,12 +19,14 @@ using testing::ProcessResult;
 using testing::RequireEnv;
 using testing::RunProcess;
 
-ProcessResult Check(const std::string& source, const std::string& dest, const std::string& tables = "") {
+ProcessResult Check(const std::string& source, const std::string& dest, const std::string& tables = "",
+                    const std::vector<std::string>& extra = {}) {
   std::vector<std::string> argv = {ChsyncBinary(), "check", "--source", source, "--dest", dest};
   if (!tables.empty()) {
     argv.push_back("--tables");
     argv.push_back(tables);
   }
+  argv.insert(argv.end(), extra.begin(), extra.end());
   return RunProcess(argv);
 }
 
@@ -54,7 +56,8 @@ TEST(CheckCommand, FullMetadataMariadbToClickhouseServerPasses) {
   Admin(source, {"CREATE DATABASE IF NOT EXISTS check_ok",
                  "CREATE TABLE IF NOT EXISTS check_ok.orders (id INT PRIMARY KEY, note VARCHAR(20))",
                  "CREATE TABLE IF NOT EXISTS check_ok.events (a INT, b BIT(3), g GEOMETRY, j JSON)"});
-  ProcessResult r = Check(source, dest, "check_ok.*");
+  ProcessResult r =
+      Check(source, dest, "check_ok.*", {"--schema-policy", "check_ok.events:keyless=distinct"});
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("MariaDB"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("10.11."), std::string::npos) << r.output;
@@ -70,12 +73,47 @@ TEST(CheckCommand, FullMetadataMariadbToClickhouseServerPasses) {
   EXPECT_NE(r.output.find("check_ok.events  NO PRIMARY KEY"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("column g geometry: spatial type"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("column b bit(3): BIT"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("table without a primary key"), std::string::npos) << r.output;
+  EXPECT_NE(
+      r.output.find("warning   check_ok.events without a primary key or NOT NULL unique key, replicated as "
+                    "the set of its distinct rows (keyless=distinct)"),
+      std::string::npos)
+      << r.output;
   EXPECT_NE(r.output.find("ClickHouse server over HTTP"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("18.16.1"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("OK: a pipe can run"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("chsync-pw"), std::string::npos) << "source password printed";
   EXPECT_EQ(r.output.find("ch-pw"), std::string::npos) << "destination password printed";
+}
+
+// Issue 33, case 6: a table without a primary key or NOT NULL unique key is refused by default, so
+// check says so as blocking, with what to do. A NOT NULL unique key is a key; a NULL-able one is not.
+TEST(CheckCommand, ATableWithoutAKeyIsBlockingUnlessKeylessDistinct) {
+  std::string source = RequireEnv("CHSYNC_TEST_MYSQL_FULL");
+  std::string dest = RequireEnv("CHSYNC_TEST_CLICKHOUSE");
+  Admin(source, {"CREATE DATABASE IF NOT EXISTS check_keyless",
+                 "CREATE TABLE IF NOT EXISTS check_keyless.log (a INT, b VARCHAR(20))",
+                 "CREATE TABLE IF NOT EXISTS check_keyless.nullable_unique (a INT, UNIQUE KEY ua (a))",
+                 "CREATE TABLE IF NOT EXISTS check_keyless.unique_key (a INT NOT NULL, UNIQUE KEY ua (a))"});
+  ProcessResult r = Check(source, dest, "check_keyless.*");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("BLOCKING  check_keyless.log has no primary key or NOT NULL unique key"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("BLOCKING  check_keyless.nullable_unique has no primary key"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("check_keyless.unique_key has no"), std::string::npos) << r.output;
+  EXPECT_NE(
+      r.output.find("ALTER TABLE check_keyless.log ADD COLUMN _id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT "
+                    "PRIMARY KEY INVISIBLE"),
+      std::string::npos)
+      << r.output;
+  ProcessResult distinct = Check(source, dest, "check_keyless.*", {"--schema-policy", "keyless=distinct"});
+  EXPECT_EQ(distinct.exit_code, 0) << distinct.output;
+  EXPECT_NE(
+      distinct.output.find("warning   check_keyless.log, check_keyless.nullable_unique without a primary "
+                           "key or NOT NULL unique key, replicated as the set of their distinct rows"),
+      std::string::npos)
+      << distinct.output;
 }
 
 TEST(CheckCommand, ReportsOldClickhouseCapabilities) {
@@ -88,7 +126,11 @@ TEST(CheckCommand, ReportsOldClickhouseCapabilities) {
 TEST(CheckCommand, EmbeddedClickhouseReportsVersionAndCapabilities) {
   RequireEnv("CHSYNC_CHDB_LIB");
   std::string store = MakeTempDir("check-store");
-  ProcessResult r = Check(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), "file:" + store);
+  // Every table of a server other tests share may include tables without a key: one of its own.
+  Admin(RequireEnv("CHSYNC_TEST_MYSQL_FULL"),
+        {"CREATE DATABASE IF NOT EXISTS check_embedded",
+         "CREATE TABLE IF NOT EXISTS check_embedded.t (id INT PRIMARY KEY)"});
+  ProcessResult r = Check(RequireEnv("CHSYNC_TEST_MYSQL_FULL"), "file:" + store, "check_embedded.*");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("embedded ClickHouse (chDB)"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("version                    26.7"), std::string::npos) << r.output;

@@ -74,9 +74,9 @@ class EnumKeyCluster : public ::testing::TestWithParam<Writes> {
         if (argv[i] == "--dest") argv[i + 1] = RequireEnv("CHSYNC_TEST_CLICKHOUSE_NODES");
       }
     }
-    argv.insert(argv.end(),
-                {"--dest-cluster", "sharded", "--dest-replication-path",
-                 "/clickhouse/tables/{sharded_shard}/{database}/{table}", "--batch-age-ms", "200"});
+    argv.insert(argv.end(), {"--dest-cluster", "sharded", "--dest-replication-path",
+                             "/clickhouse/tables/{sharded_shard}/{database}/{table}", "--batch-age-ms", "200",
+                             "--schema-policy", "keyless=distinct"});
     return RunCommand(argv, 300'000);
   }
 

@@ -92,8 +92,9 @@ class ClusterPipe : public PipeTest {
     for (size_t i = 0; i + 1 < argv.size(); ++i) {
       if (argv[i] == "--dest") argv[i + 1] = all_;
     }
+    // nokey has no key: replicated as its distinct rows.
     argv.insert(argv.end(), {"--dest-cluster", topology_.cluster, "--dest-replication-path", topology_.path,
-                             "--batch-age-ms", "200"});
+                             "--batch-age-ms", "200", "--schema-policy", db() + ".nokey:keyless=distinct"});
     return argv;
   }
   CommandResult RunCluster(const std::vector<std::string>& extra = {}) const {

@@ -229,7 +229,7 @@ TEST_P(TypesE2eTest, SnapshotThenStreamEqualsSourceForEveryType) {
        "CONCAT('w', seq) FROM seq_1_to_50",
        "INSERT INTO uniq SELECT seq, CONCAT('v', seq), seq FROM seq_1_to_30"});
 
-  CommandResult first = p_.Run();
+  CommandResult first = p_.Run({"--schema-policy", p_.db() + ".nokey:keyless=distinct"});
   ASSERT_EQ(first.exit_code, 0) << first.Describe();
   for (const char* t : {"all_types", "nokey", "composite", "uniq"}) EXPECT_EQUAL_TO_SOURCE(p_, t);
 
@@ -268,12 +268,12 @@ TEST_P(TypesE2eTest, SnapshotThenStreamEqualsSourceForEveryType) {
        "DELETE FROM uniq WHERE u = 1"});
 
   // NOLINTEND(bugprone-suspicious-missing-comma)
-  CommandResult second = p_.Run();
+  CommandResult second = p_.Run({"--schema-policy", p_.db() + ".nokey:keyless=distinct"});
   ASSERT_EQ(second.exit_code, 0) << second.Describe();
   for (const char* t : {"all_types", "nokey", "composite", "uniq"}) EXPECT_EQUAL_TO_SOURCE(p_, t);
 
   // A run with nothing new to apply exits 0 and changes nothing.
-  CommandResult third = p_.Run();
+  CommandResult third = p_.Run({"--schema-policy", p_.db() + ".nokey:keyless=distinct"});
   EXPECT_EQ(third.exit_code, 0) << third.Describe();
   EXPECT_EQUAL_TO_SOURCE(p_, "all_types");
 }

@@ -377,7 +377,7 @@ TEST_P(SchemaEvolutionTest, TextToNumberAndKeylessTableChangesFollowTheSource) {
               "INSERT INTO conv SELECT seq, CAST(seq * 7 AS CHAR) FROM seq_1_to_400",
               "CREATE TABLE nokey (a INT, b VARCHAR(20), c INT)",
               "INSERT INTO nokey SELECT seq, CONCAT('b', seq), seq % 9 FROM seq_1_to_400"});
-  CommandResult r = p_.Run();
+  CommandResult r = p_.Run({"--schema-policy", "keyless=distinct"});
   ASSERT_RUN_OK(r, "(snapshot)");
   p_.ExecHidden({"INSERT INTO conv VALUES (-1, '-5')"});
   p_.ExecAll(Churn("conv", 401, 500, "id, s", "seq, CAST(seq AS CHAR)", "s = CAST(id * 3 AS CHAR)"));
@@ -389,7 +389,7 @@ TEST_P(SchemaEvolutionTest, TextToNumberAndKeylessTableChangesFollowTheSource) {
   // Rows written before the changes, updated and deleted after them.
   p_.ExecAll({"INSERT INTO nokey SELECT seq + 5000000000, CONCAT('big', seq) FROM seq_1_to_50",
               "UPDATE nokey SET b = CONCAT(b, '?') WHERE a % 5 = 0", "DELETE FROM nokey WHERE a % 13 = 0"});
-  r = p_.Run();
+  r = p_.Run({"--schema-policy", "keyless=distinct"});
   ASSERT_RUN_OK(r, "across VARCHAR → INT and the keyless table's DROP/MODIFY COLUMN");
   EXPECT_EQUAL_TO_SOURCE(p_, "conv", "after MODIFY s INT (was VARCHAR(10))");
   EXPECT_EQUAL_TO_SOURCE(p_, "nokey", "after DROP COLUMN c and MODIFY a BIGINT on a table without a key");
@@ -397,7 +397,7 @@ TEST_P(SchemaEvolutionTest, TextToNumberAndKeylessTableChangesFollowTheSource) {
       << "VARCHAR → INT must rebuild conv from the source (row id=-1 is not in ClickHouse)";
   p_.ExecAll({"UPDATE nokey SET b = 'later' WHERE a % 3 = 0", "DELETE FROM nokey WHERE a % 17 = 0",
               "UPDATE conv SET s = NULL WHERE id % 4 = 0"});
-  r = p_.Run();
+  r = p_.Run({"--schema-policy", "keyless=distinct"});
   ASSERT_RUN_OK(r, "after the rebuilds");
   EXPECT_EQUAL_TO_SOURCE(p_, "conv", "after more changes following the rebuild");
   EXPECT_EQUAL_TO_SOURCE(p_, "nokey", "after more changes following the rebuild");
@@ -409,17 +409,17 @@ TEST_P(SchemaEvolutionTest, TextToNumberAndKeylessTableChangesFollowTheSource) {
 TEST_P(SchemaEvolutionTest, AColumnAddedToAKeylessTableKeepsRowsThatDifferOnlyInIt) {
   ASSERT_TRUE(p_.connected());
   p_.ExecAll({"CREATE TABLE nk (a INT, b VARCHAR(10))", "INSERT INTO nk VALUES (1, 'x'), (2, 'y')"});
-  CommandResult r = p_.Run();
+  CommandResult r = p_.Run({"--schema-policy", "keyless=distinct"});
   ASSERT_RUN_OK(r, "(snapshot)");
   p_.ExecAll({"ALTER TABLE nk ADD COLUMN c INT",
               "INSERT INTO nk VALUES (3, 'z', 1), (3, 'z', 2), (3, 'z', 3)",
               "DELETE FROM nk WHERE a = 3 AND c = 2"});
-  r = p_.Run();
+  r = p_.Run({"--schema-policy", "keyless=distinct"});
   ASSERT_RUN_OK(r, "after ADD COLUMN on a keyless table");
   EXPECT_EQ(p_.DestCount("nk"), "4");
   EXPECT_EQUAL_TO_SOURCE(p_, "nk", "after ADD COLUMN on a keyless table");
   p_.ExecAll({"UPDATE nk SET b = 'w' WHERE c = 3", "INSERT INTO nk VALUES (4, 'q', NULL)"});
-  r = p_.Run();
+  r = p_.Run({"--schema-policy", "keyless=distinct"});
   ASSERT_RUN_OK(r, "streaming after the rebuild");
   EXPECT_EQUAL_TO_SOURCE(p_, "nk", "streaming after the rebuild");
 }
@@ -547,8 +547,10 @@ TEST_P(SchemaEvolutionTest, TruncateIgnoredByPolicyKeepsTheRows) {
 
 TEST_P(SchemaEvolutionTest, TablesCreatedWhileRunningAreReplicated) {
   ASSERT_TRUE(p_.connected());
+  // e, made by CREATE TABLE … SELECT, has no key: compared as its distinct rows.
+  const std::vector<std::string> keyless = {"--schema-policy", p_.db() + ".e:keyless=distinct"};
   CreateStandard("a", 300);
-  CommandResult r = p_.Run();
+  CommandResult r = p_.Run(keyless);
   ASSERT_RUN_OK(r, "(snapshot)");
 
   p_.ExecAll({"CREATE TABLE b (id INT AUTO_INCREMENT PRIMARY KEY, v VARCHAR(30), n DECIMAL(8,3) NOT NULL)",
@@ -559,14 +561,14 @@ TEST_P(SchemaEvolutionTest, TablesCreatedWhileRunningAreReplicated) {
   p_.ExecAll(Churn("b", 501, 600, "id, v, n", "seq, CONCAT('x', seq), seq", "n = n + 1"));
   p_.ExecAll(Churn("c", 1001, 1100, "id, v, n", "seq, 'c', -seq", "v = CONCAT('u', id)"));
   p_.ExecAll(Churn("d", 1001, 1100, "id, v, n2", "seq, 'd', seq * 2", "n2 = -n2"));
-  r = p_.Run();
+  r = p_.Run(keyless);
   ASSERT_RUN_OK(r, "across CREATE TABLE, CREATE TABLE … LIKE and CREATE TABLE … SELECT");
   for (const char* t : {"a", "b", "c", "d", "e"})
     EXPECT_EQUAL_TO_SOURCE(p_, t, "after it was created while running");
 
   p_.ExecAll(Churn("c", 1101, 1200, "id, v, n", "seq, 'c2', seq", "n = 0"));
   p_.ExecAll({"UPDATE e SET n = n + 100 WHERE n < 3", "DELETE FROM e WHERE v = 'b7'"});
-  r = p_.Run();
+  r = p_.Run(keyless);
   ASSERT_RUN_OK(r, "after the creates");
   for (const char* t : {"c", "e"}) EXPECT_EQUAL_TO_SOURCE(p_, t, "after more changes");
 }

@@ -316,6 +316,74 @@ TEST_P(TableControlTest, ARequestCarriedOutBeforeACrashIsNotCarriedOutAgain) {
   EXPECT_NE(p_.ChsyncStatus().out.find(Table("a") + "  paused"), std::string::npos);
 }
 
+// Issue 33, case 6 (seen: 5 source rows, 3 in ClickHouse, exit 0): a table without a primary key or
+// NOT NULL unique key was sorted by every column, so identical rows collapsed. It is refused by
+// default: parked at once, with what to do, while the other tables stream; once it has a key,
+// `resume` copies it whole. Before, k was replicated with 2 of its 5 rows.
+TEST_P(TableControlTest, ATableWithoutAKeyIsParkedUntilItHasOne) {
+  ASSERT_TRUE(p_.connected());
+  CreateTables(100);
+  p_.ExecAll({"CREATE TABLE k (v INT, s VARCHAR(10))",
+              "INSERT INTO k VALUES (1, 'x'), (1, 'x'), (1, 'x'), (2, 'y'), (2, 'y')"});
+  StartRun();
+  ASSERT_TRUE(Converges({"a", "b"}, 90)) << p_.Compare("a") << p_.Compare("b") << run_->Log();
+  ASSERT_TRUE(LogHas("table " + Table("k") + " PARKED", 30)) << run_->Log();
+  EXPECT_NE(run_->Log().find(Table("k") + " has no primary key or NOT NULL unique key"), std::string::npos)
+      << run_->Log();
+  EXPECT_EQ(p_.DestCount("k"), "0") << "a refused table gets none of its rows, not its distinct ones";
+  // A keyless table created while the pipe runs is parked too, at its CREATE.
+  p_.ExecAll({"CREATE TABLE k2 (v INT)", "INSERT INTO k2 VALUES (7), (7)", "INSERT INTO k VALUES (3, 'z')",
+              "INSERT INTO a VALUES (500, 5, 'a goes on')"});
+  EXPECT_TRUE(Converges({"a"}, 60)) << p_.Compare("a");
+  EXPECT_TRUE(LogHas("table " + Table("k2") + " PARKED", 30)) << run_->Log();
+  CommandResult status = p_.ChsyncStatus();
+  EXPECT_NE(status.out.find(Table("k") + "  parked"), std::string::npos) << status.Describe();
+  EXPECT_NE(status.out.find(Table("k2") + "  parked"), std::string::npos) << status.Describe();
+  CommandResult refused = Control("resume", Table("k"));
+  EXPECT_EQ(refused.exit_code, 1) << refused.Describe();
+  EXPECT_NE(
+      refused.out.find("refused: " + Table("k") + " stays parked: " + Table("k") + " has no primary key"),
+      std::string::npos)
+      << refused.Describe();
+
+  // What the message says to do: an invisible key, then resume.
+  p_.Exec("ALTER TABLE k ADD COLUMN _id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY INVISIBLE");
+  CommandResult resumed = Control("resume", Table("k"));
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.Describe();
+  p_.ExecAll({"DELETE FROM k WHERE v = 1 LIMIT 1", "INSERT INTO k (v, s) VALUES (2, 'y')"});
+  EXPECT_TRUE(Converges({"a", "b", "k"}, 120)) << p_.Compare("k") << run_->Log();
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("k") +
+                         " FINAL WHERE _chsync_is_deleted = 0 AND "
+                         "v = 2"),
+            "3")
+      << "identical source rows are rows of their own in ClickHouse";
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
+
+  // A restart keeps k2 parked, says so, and does not park it anew.
+  StartRun();
+  EXPECT_TRUE(LogHas(Table("k2") + " is parked", 60)) << run_->Log();
+  EXPECT_EQ(run_->Log().find("PARKED"), std::string::npos) << run_->Log();
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
+}
+
+// keyless=distinct replicates such a table as the set of its distinct rows, as before (docs/types.md).
+TEST_P(TableControlTest, AKeylessTableUnderKeylessDistinctKeepsItsDistinctRows) {
+  ASSERT_TRUE(p_.connected());
+  CreateTables(10);
+  p_.ExecAll({"CREATE TABLE k (v INT, s VARCHAR(10))",
+              "INSERT INTO k VALUES (1, 'x'), (1, 'x'), (1, 'x'), (2, 'y'), (2, 'y')"});
+  StartRun({"--schema-policy", Table("k") + ":keyless=distinct"});
+  ASSERT_TRUE(Converges({"a", "b"}, 90)) << run_->Log();
+  EXPECT_TRUE(WaitFor([&] { return p_.DestCount("k") == "2"; }, 60)) << p_.DestCount("k") << run_->Log();
+  EXPECT_EQ(run_->Log().find("PARKED"), std::string::npos) << run_->Log();
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
+  // An earlier pipe's keyless table, restarted under the default, is parked (identical rows were
+  // collapsed in it) with what to do.
+  StartRun();
+  EXPECT_TRUE(LogHas("table " + Table("k") + " PARKED", 60)) << run_->Log();
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 30000), 0) << run_->Log();
+}
+
 INSTANTIATE_TEST_SUITE_P(Destinations, TableControlTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),
                          [](const ::testing::TestParamInfo<Dest>& i) { return DestName(i.param); });
 

@@ -178,7 +178,7 @@ TEST_P(VerifyTest, KeylessTable) {
   ASSERT_TRUE(p_.connected());
   p_.ExecAll({"CREATE TABLE nokey (a INT, b VARCHAR(10))",
               "INSERT INTO nokey VALUES (1, 'x'), (1, 'x'), (2, NULL), (NULL, 'y')"});
-  ASSERT_RUN_OK(p_.Run(), "replicating");
+  ASSERT_RUN_OK(p_.Run({"--schema-policy", "keyless=distinct"}), "replicating");
   CommandResult equal = Verify();
   EXPECT_EQ(equal.exit_code, 0) << equal.Describe();
   p_.DestQuery("INSERT INTO " + p_.DestTable("nokey") +
