@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 
-#include "pipe/transaction_boundary.h"
-#include "pipe/xa_store.h"
+#include "position/transaction_boundary.h"
+#include "state/xa_store.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view in(reinterpret_cast<const char*>(data), size);

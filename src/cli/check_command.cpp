@@ -28,8 +28,8 @@
 #include "mysql/table_filter.h"
 #include "mysql/table_inventory.h"
 #include "pipe/config.h"
-#include "pipe/ddl_policy.h"
-#include "pipe/mapping.h"
+#include "policy/ddl_policy.h"
+#include "policy/mapping.h"
 
 namespace chsync::cli {
 namespace {

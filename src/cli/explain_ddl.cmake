@@ -1,5 +1,5 @@
 # `chsync explain-ddl` (issue 4): parses MySQL DDL and prints the schema changes it makes; with
-# --clickhouse-version, what the pipe would do in ClickHouse (pipe/ddl_policy.h).
+# --clickhouse-version, what the pipe would do in ClickHouse (policy/ddl_policy.h).
 if(TARGET chsync_schema AND TARGET chsync_pipe)
   target_sources(chsync PRIVATE ${CMAKE_CURRENT_LIST_DIR}/explain_ddl_command.cpp)
   target_link_libraries(chsync PRIVATE chsync_schema chsync_pipe)

@@ -1,7 +1,7 @@
 // `chsync explain-ddl`: reads MySQL/MariaDB statements (stdin or files, `;`-separated, quotes,
 // comments and DELIMITER respected), and prints for each what it parsed to and the schema
 // changes it makes, applying them in order to a schema tracker that starts empty. With
-// --clickhouse-version, also what the pipe would do in ClickHouse (pipe/ddl_policy.h) for tables
+// --clickhouse-version, also what the pipe would do in ClickHouse (policy/ddl_policy.h) for tables
 // created earlier in the input: the statements it would run, its log lines, or the message it would
 // stop with. With --config, the plans follow the file's schema_changes: policies and table_options:
 // (excluded and renamed columns, ORDER BY, …), and each table created shows its effective mapping.
@@ -28,7 +28,7 @@
 #include "clickhouse/server_version.h"
 #include "clickhouse/sql_quoting.h"
 #include "pipe/config.h"
-#include "pipe/ddl_policy.h"
+#include "policy/ddl_policy.h"
 #include "schema/explain.h"
 #include "schema/parser.h"
 #include "schema/tracker.h"

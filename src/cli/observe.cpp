@@ -30,7 +30,7 @@
 #include "http/server.h"
 #include "http/status_page.h"
 #include "pipe/pipe_metrics.h"
-#include "pipe/run_status.h"
+#include "state/run_status.h"
 
 namespace chsync::cli {
 namespace {

@@ -3,7 +3,7 @@
 // Exit 0 after a clean stop (SIGINT/SIGTERM, or --until-caught-up reached), 1 on a pipe failure
 // with the reason on stderr, 2 on bad usage or configuration.
 // `chsync resync --table DB.TABLE` while a `chsync run` holds the state directory does not open it:
-// it asks the running pipe to copy the table again online (a control request, pipe/control.h) and
+// it asks the running pipe to copy the table again online (a control request, state/control.h) and
 // prints its answer, as `chsync pause` does (table_control_command.cpp).
 
 #include <fmt/format.h>
@@ -22,8 +22,8 @@
 #include "cli/observe.h"
 #include "common/log.h"
 #include "pipe/config.h"
-#include "pipe/control.h"
 #include "pipe/pipeline.h"
+#include "state/control.h"
 
 namespace chsync::cli {
 

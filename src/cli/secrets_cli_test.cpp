@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/test_util.h"
-#include "pipe/state_dir.h"
+#include "state/state_dir.h"
 
 namespace {
 

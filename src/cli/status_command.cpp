@@ -14,9 +14,9 @@
 #include <string>
 
 #include "cli/command.h"
-#include "pipe/checkpoint.h"
-#include "pipe/run_status.h"
-#include "pipe/state_dir.h"
+#include "state/checkpoint.h"
+#include "state/run_status.h"
+#include "state/state_dir.h"
 
 namespace chsync::cli {
 namespace {

@@ -1,5 +1,5 @@
 # `chsync pause` and `chsync resume` (issue 17), and `chsync resync --table` while a pipe runs:
-# control requests for one table of a running pipe (pipe/control.h, docs/table-control.md).
+# control requests for one table of a running pipe (state/control.h, docs/table-control.md).
 target_sources(chsync PRIVATE ${CMAKE_CURRENT_LIST_DIR}/table_control_command.cpp)
 target_link_libraries(chsync PRIVATE chsync_pipe)
 

@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "common/test_util.h"
-#include "pipe/control.h"
-#include "pipe/state_dir.h"
+#include "state/control.h"
+#include "state/state_dir.h"
 
 namespace chsync::pipe {
 namespace {

@@ -1,6 +1,6 @@
 // `chsync pause --state DIR --table DB.TABLE` and `chsync resume …` (issue 17): ask the pipe of DIR
 // to stop applying one table's changes, or to bring it back. The request is a file in DIR/requests
-// (pipe/control.h, docs/table-control.md): a running `chsync run` carries it out at its next
+// (state/control.h, docs/table-control.md): a running `chsync run` carries it out at its next
 // transaction boundary and answers; without one, the next `chsync run` on DIR does.
 // `chsync resync --table` with a running pipe comes here too (run_command.cpp).
 // Exit 0 when the pipe answered "done: …", or the request was queued without waiting (no pipe
@@ -17,7 +17,7 @@
 #include <string_view>
 
 #include "cli/command.h"
-#include "pipe/control.h"
+#include "state/control.h"
 
 namespace chsync::cli {
 

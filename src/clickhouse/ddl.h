@@ -85,7 +85,7 @@ struct ColumnOptions {
   bool operator==(const ColumnOptions&) const = default;
 };
 
-/// What the configuration changes in a destination table (pipe/mapping.h builds it from
+/// What the configuration changes in a destination table (policy/mapping.h builds it from
 /// `table_options:`, and checks it against the source table first). The default changes nothing.
 /// Column names here are those of the schema handed to CreateTable (the source names); a lookup
 /// by ClickHouse name finds the same column, so a schema whose columns carry their ClickHouse
@@ -118,7 +118,7 @@ struct CreateOptions {
 
 /// A destination table as CreateTable creates it, in the terms ClickHouse reports an existing
 /// table by (system.columns, system.tables): for rendering the CREATE TABLE and for comparing an
-/// existing table with it (pipe/adopt.h).
+/// existing table with it (policy/adopt.h).
 struct TableLayout {
   struct Column {
     std::string name;                ///< ClickHouse name

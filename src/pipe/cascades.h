@@ -23,9 +23,9 @@
 #include "clickhouse/type_mapping.h"
 #include "common/result.h"
 #include "mysql/table_inventory.h"
-#include "pipe/checkpoint.h"
 #include "schema/table_schema.h"
 #include "schema/tracker.h"
+#include "state/checkpoint.h"
 
 namespace chsync::pipe {
 

@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "common/result.h"
-#include "pipe/mapping.h"
-#include "pipe/schema_policy.h"
+#include "policy/mapping.h"
+#include "policy/schema_policy.h"
 
 namespace chsync::pipe {
 

@@ -16,8 +16,8 @@
 #include "clickhouse/sql_quoting.h"
 #include "common/crash_point.h"
 #include "common/log.h"
-#include "pipe/adopt.h"
 #include "pipe/pipeline_internal.h"
+#include "policy/adopt.h"
 
 namespace chsync::pipe {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "common/log.h"
 #include "pipe/pipeline_internal.h"
-#include "pipe/resume_position.h"
+#include "position/resume_position.h"
 
 namespace chsync::pipe {
 

@@ -13,7 +13,7 @@
 #include "common/log.h"
 #include "mysql/mysql_gtid_set.h"
 #include "mysql/source_set.h"
-#include "pipe/row_version.h"
+#include "position/row_version.h"
 #include "schema/parser.h"
 #include "schema/table_schema.h"
 

@@ -36,8 +36,8 @@
 #include "clickhouse/row_binary.h"
 #include "common/error.h"
 #include "common/metrics.h"
-#include "pipe/ddl_policy.h"
-#include "pipe/run_status.h"
+#include "policy/ddl_policy.h"
+#include "state/run_status.h"
 
 namespace chsync::pipe {
 

@@ -5,13 +5,8 @@ target_sources(chsync_pipe PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/flusher.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rebuild.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/run_status.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_control.cpp)
-
-chsync_test(run_status_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/run_status_test.cpp
-  DEPS chsync_pipe)
 
 chsync_test(flusher_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/flusher_test.cpp

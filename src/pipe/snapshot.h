@@ -12,8 +12,8 @@
 #include "clickhouse/ddl.h"
 #include "common/result.h"
 #include "mysql/connection.h"
-#include "pipe/checkpoint.h"
 #include "schema/table_schema.h"
+#include "state/checkpoint.h"
 
 namespace chsync::pipe {
 

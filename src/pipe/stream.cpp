@@ -18,12 +18,12 @@
 #include "common/crash_point.h"
 #include "common/log.h"
 #include "mysql/binlog_read_ahead.h"
-#include "pipe/control.h"
 #include "pipe/pipeline_internal.h"
-#include "pipe/resume_position.h"
-#include "pipe/row_version.h"
+#include "position/resume_position.h"
+#include "position/row_version.h"
 #include "schema/lexer.h"
 #include "schema/parser.h"
+#include "state/control.h"
 
 namespace chsync::pipe {
 namespace {

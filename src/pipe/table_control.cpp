@@ -18,8 +18,8 @@
 
 #include "clickhouse/server_error.h"
 #include "common/log.h"
-#include "pipe/control.h"
 #include "pipe/pipeline_internal.h"
+#include "state/control.h"
 
 namespace chsync::pipe {
 

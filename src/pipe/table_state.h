@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "pipe/checkpoint.h"
+#include "state/checkpoint.h"
 
 namespace chsync::pipe {
 

@@ -30,7 +30,7 @@
 #include "mysql/connection.h"
 #include "mysql/snapshot_reader.h"
 #include "pipe/row_converter.h"
-#include "pipe/type_change.h"
+#include "policy/type_change.h"
 #include "schema/information_schema.h"
 #include "schema/tracker.h"
 #include "test_env.h"

@@ -62,7 +62,7 @@ struct LagView {
 };
 
 /// What the pipe's checkpoints tell about the compressed-event shift of row versions
-/// (pipe/row_version.h) at a read position. The shift only grows within a file, so a checkpoint at
+/// (position/row_version.h) at a read position. The shift only grows within a file, so a checkpoint at
 /// or before the position in the same file gives a lower bound (at the position: the exact shift);
 /// nothing else tells. A lower bound never takes a change the read did not see for a real
 /// difference; without it, every change in the shifted range counted as one the read did not see.

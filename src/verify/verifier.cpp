@@ -12,11 +12,11 @@
 
 #include "clickhouse/capabilities.h"
 #include "mysql/table_filter.h"
-#include "pipe/checkpoint.h"
-#include "pipe/control.h"
-#include "pipe/row_version.h"
-#include "pipe/state_dir.h"
+#include "position/row_version.h"
 #include "schema/information_schema.h"
+#include "state/checkpoint.h"
+#include "state/control.h"
+#include "state/state_dir.h"
 
 namespace chsync::verify {
 namespace {

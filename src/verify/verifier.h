@@ -17,7 +17,7 @@
 #include "clickhouse/connection.h"
 #include "common/result.h"
 #include "mysql/connection.h"
-#include "pipe/mapping.h"
+#include "policy/mapping.h"
 #include "verify/diff.h"
 
 namespace chsync::verify {

@@ -1,5 +1,5 @@
 // Issue 33, case 1: row versions only grow across a change of the source's binlog lineage
-// (src/pipe/lineage.h). Against the MariaDB pair of scripts/test-servers (mysql-primary
+// (src/position/lineage.h). Against the MariaDB pair of scripts/test-servers (mysql-primary
 // server_id 11, mysql-replica server_id 12), which these tests promote, reset and re-point:
 // RESOURCE_LOCK mysql_pair (lineage.cmake).
 //

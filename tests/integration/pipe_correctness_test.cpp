@@ -111,7 +111,7 @@ std::optional<BinlogPos> MasterPosition(mysql::Connection& conn) {
   return BinlogPos{*r->rows[0][0], std::stoull(*r->rows[0][1])};
 }
 
-/// The `resume` position of STATE/checkpoint.json (pipe/checkpoint.h), nullopt before the first
+/// The `resume` position of STATE/checkpoint.json (state/checkpoint.h), nullopt before the first
 /// checkpoint or while the file is being replaced.
 std::optional<BinlogPos> CheckpointResume(const std::string& state) {
   std::ifstream in(state + "/checkpoint.json");
@@ -129,7 +129,7 @@ std::optional<BinlogPos> CheckpointResume(const std::string& state) {
 }
 
 /// How many prepared XA transactions STATE/checkpoint.json lists (`pending_xa`), -1 when it has no
-/// such list. For the test's log only: the format is pipe/checkpoint.h's to change.
+/// such list. For the test's log only: the format is state/checkpoint.h's to change.
 int CheckpointPendingXa(const std::string& state) {
   std::ifstream in(state + "/checkpoint.json");
   std::stringstream text;

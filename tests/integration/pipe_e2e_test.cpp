@@ -589,7 +589,7 @@ class SnapshotDdlE2eTest : public ::testing::TestWithParam<Dest> {
   void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "e2e_snap", kServerIdBase); }
   void TearDown() override { p_.Cleanup(); }
 
-  /// Snapshot progress of one table as DIR/checkpoint.json records it (pipe/checkpoint.h).
+  /// Snapshot progress of one table as DIR/checkpoint.json records it (state/checkpoint.h).
   struct Progress {
     std::string state;  ///< "pending", "copying" or "done"
     uint64_t rows_copied = 0;

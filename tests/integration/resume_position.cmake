@@ -1,5 +1,5 @@
 # Issue 20: a restart on the server that wrote the checkpoint resumes by file:position, anything
-# else by GTID (src/pipe/resume_position.h). The tests reset and purge the binlogs of the MariaDB
+# else by GTID (src/position/resume_position.h). The tests reset and purge the binlogs of the MariaDB
 # primary/replica pair (replication_pair.cmake): RESOURCE_LOCK mysql_pair, one at a time.
 find_package(nlohmann_json REQUIRED)
 chsync_test(resume_position_integration_test

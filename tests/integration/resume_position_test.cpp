@@ -1,5 +1,5 @@
 // Issue 20: a restart on the server that wrote the checkpoint resumes by file:position (checked
-// first, src/pipe/resume_position.h); everything else by GTID as before. Against the MariaDB pair of
+// first, src/position/resume_position.h); everything else by GTID as before. Against the MariaDB pair of
 // scripts/test-servers (mysql-primary server_id 11, mysql-replica server_id 12), whose binlogs
 // these tests reset and purge: RESOURCE_LOCK mysql_pair (resume_position.cmake).
 
