@@ -597,6 +597,7 @@ Status Pipe::BuildTables() {
   // and those an earlier chsync replicated as the set of their distinct rows. Their copy is owed by
   // the park (resume copies them), not by the snapshot.
   const std::string position = Coordinate(checkpoint_.resume.file, checkpoint_.resume.position);
+  bool parked = false;
   for (auto& [key, table] : tables_) {
     if (table->held) continue;
     const schema::TableSchema& source = table->dest.source;
@@ -607,7 +608,10 @@ Status Pipe::BuildTables() {
     for (TableSnapshot& s : checkpoint_.snapshot) {
       if (s.database == source.database && s.table == source.name) s.state = TableSnapshot::State::kDone;
     }
+    parked = true;
   }
+  // Saved at once: a reload before the next checkpoint would park (and announce) them again.
+  if (parked) return SaveCheckpoint();
   return Status::Ok();
 }
 

@@ -235,7 +235,8 @@ class Pipe {
   /// Between transactions: takes over the tables the flusher parked, and carries out the
   /// requests waiting in the state directory (at most once a second); a checkpoint records them.
   Status PollControl();
-  /// One request: what it did or why it was refused ("done: …" / "refused: …").
+  /// One request: what it did or why it was refused ("done: …" / "refused: …"); empty when it must
+  /// wait for the stream (a key added at the source that the stream has not read yet).
   Result<std::string> CarryOut(const std::string& op, const std::string& table);
   /// What the flusher needs to park `key` when ClickHouse refuses its INSERT (nothing with
   /// on_table_error=stop).

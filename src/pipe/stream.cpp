@@ -990,7 +990,14 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
         TableState& moved = *state;
         tables_[to_key] = std::move(state);
         dropped_.erase(to_key);
-        if (rebuilding || excludes_more) {
+        std::optional<std::string> refused =
+            moved.held ? std::nullopt
+                       : KeylessRefusal(*schema, request_.config.policies.For(to.database, to.name));
+        if (refused) {
+          // Replicated under its old name's keyless=distinct, refused under the new one's.
+          CHSYNC_RETURN_IF_ERROR(
+              ParkTable(moved, to_key, Error(ErrorKind::kUnsupported, *refused), statement, position));
+        } else if (rebuilding || excludes_more) {
           CHSYNC_RETURN_IF_ERROR(StartRebuild(moved, position,
                                               rebuilding
                                                   ? "renamed while it was being rebuilt"
@@ -1056,6 +1063,12 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
                   [&](const TableSnapshot& s) { return s.database == to.database && s.table == to.name; });
     checkpoint_.snapshot.push_back({to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
     std::string reason = "renamed from " + from_key + ", whose rows chsync did not replicate";
+    if (std::optional<std::string> refused = KeylessRefusal(*schema, context.policy)) {
+      // Not copied: parked at once, its rows owed until it has a key (or keyless: distinct).
+      CHSYNC_RETURN_IF_ERROR(
+          ParkTable(added, to_key, Error(ErrorKind::kUnsupported, *refused), statement, position));
+      continue;
+    }
     CHSYNC_RETURN_IF_ERROR(StartRebuild(added, position, reason, /*resume=*/false));
     lines.push_back(
         fmt::format("RENAME TABLE {} TO {}: {} is copied into ClickHouse (rebuilt online) because {}",

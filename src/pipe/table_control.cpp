@@ -150,6 +150,7 @@ Status Pipe::PollControl() {
       continue;
     }
     CHSYNC_ASSIGN_OR_RETURN(std::string outcome, CarryOut(request.op, request.table));
+    if (outcome.empty()) continue;  // waits for the stream to read a statement (CarryOut)
     log::Info("request {} {} {}: {}", request.id, request.op, request.table, outcome);
     checkpoint_.requests_done.push_back(request.id);
     carried_out_here_.insert(request.id);
@@ -190,8 +191,16 @@ Result<std::string> Pipe::CarryOut(const std::string& op, const std::string& key
     const std::string was = table.held ? table.held->state : "";
     const schema::TableSchema* now = tracker_.Find(table.dest.source.database, table.dest.source.name);
     if (now != nullptr) {
-      if (std::optional<std::string> refused =
-              KeylessRefusal(*now, request_.config.policies.For(now->database, now->name))) {
+      const SchemaPolicy policy = request_.config.policies.For(now->database, now->name);
+      if (std::optional<std::string> refused = KeylessRefusal(*now, policy)) {
+        // The key may be in a statement at the source the stream has not read yet: then the request
+        // waits for it rather than being refused.
+        auto keep = [&](const schema::TableSchema& t) {
+          return t.database == now->database && t.name == now->name;
+        };
+        CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> live,
+                                LoadSourceSchemas({now->database}, keep));
+        if (!live.empty() && !KeylessRefusal(live[0], policy)) return std::string();
         return "refused: " + key + (was.empty() ? "" : " stays " + was) + ": " + *refused;
       }
     }

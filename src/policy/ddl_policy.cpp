@@ -44,6 +44,14 @@ Error Stop(const PolicyContext& context, const std::string& table, std::string_v
                                                     table, OneLine(context.statement), at, what, table));
 }
 
+/// Stop's error for a table chsync will not replicate as it is: `what` says what to do (no resync,
+/// which would refuse it too).
+Error Refuse(const PolicyContext& context, const std::string& table, std::string_view what) {
+  std::string at = context.position.empty() ? "" : " at " + context.position;
+  return Error(ErrorKind::kUnsupported,
+               fmt::format("table {}: `{}`{} {}", table, OneLine(context.statement), at, what));
+}
+
 /// The ClickHouse table options of the context's mapping (CreateTable names the table by them).
 clickhouse::CreateOptions AppliedOptions(const PolicyContext& context) {
   clickhouse::CreateOptions options = context.mapping.CreateOptions();
@@ -214,7 +222,7 @@ class Planner {
           return Stop(context_, table_, what + " (key_change=fail)");
         if (new_key.full_row && !old_key.full_row) {
           if (std::optional<std::string> refused = KeylessRefusal(*after_source_, policy))
-            return Stop(context_, table_, "leaves the table without a key: " + *refused);
+            return Refuse(context_, table_, "leaves the table without a key: " + *refused);
         }
         return RebuildPlan(what);
       }
@@ -778,12 +786,14 @@ std::optional<std::string> KeylessRefusal(const schema::TableSchema& table, cons
     return std::nullopt;
   const std::string name = table.QualifiedName();
   return fmt::format(
-      "{} has no primary key or NOT NULL unique key, so ClickHouse would sort it by every column, where rows "
+      "{0} has no primary key or NOT NULL unique key, so ClickHouse would sort it by every column, where "
+      "rows "
       "equal in every column are one row and a DELETE of one removes them all (keyless=refuse). Give it a "
-      "primary key at the source (an invisible one changes no query: `ALTER TABLE {} ADD COLUMN _id BIGINT "
-      "UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY INVISIBLE`), then `chsync resume --table {}`; or set "
-      "keyless: distinct for it, to replicate its distinct rows",
-      name, name, name);
+      "primary key at the source (an invisible one changes no query; MariaDB 10.3+, MySQL 8.0.23+: `ALTER "
+      "TABLE {0} ADD COLUMN _id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY INVISIBLE`), or set "
+      "keyless: distinct for it to replicate its distinct rows; then copy it (`chsync resume --state DIR "
+      "--table {0}` while the pipe runs, `chsync resync --state DIR --table {0}` while it is stopped)",
+      name);
 }
 
 Result<std::vector<std::string>> PlanCreateTable(const schema::TableSchema& table,

@@ -336,6 +336,13 @@ TEST_P(TableControlTest, ATableWithoutAKeyIsParkedUntilItHasOne) {
               "INSERT INTO a VALUES (500, 5, 'a goes on')"});
   EXPECT_TRUE(Converges({"a"}, 60)) << p_.Compare("a");
   EXPECT_TRUE(LogHas("table " + Table("k2") + " PARKED", 30)) << run_->Log();
+  // One renamed into the selection from a database the pipe does not replicate: parked, not copied.
+  const std::string outside = p_.db() + "_out";
+  p_.ExecAll({"CREATE DATABASE IF NOT EXISTS " + outside, "CREATE TABLE " + outside + ".k3 (v INT)",
+              "INSERT INTO " + outside + ".k3 VALUES (1), (1)",
+              "RENAME TABLE " + outside + ".k3 TO " + Table("k3"), "DROP DATABASE " + outside});
+  EXPECT_TRUE(LogHas("table " + Table("k3") + " PARKED", 30)) << run_->Log();
+  EXPECT_EQ(run_->Log().find("rebuild of " + Table("k3")), std::string::npos) << run_->Log();
   CommandResult status = p_.ChsyncStatus();
   EXPECT_NE(status.out.find(Table("k") + "  parked"), std::string::npos) << status.Describe();
   EXPECT_NE(status.out.find(Table("k2") + "  parked"), std::string::npos) << status.Describe();
