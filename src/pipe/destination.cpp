@@ -1,6 +1,8 @@
-// The pipe's ClickHouse tables: where they are (one server, or a cluster: docs/clusters.md), and
-// the statements that create, alter, rename, empty and drop them, each safe to run again after a
+// The pipe's ClickHouse (destination.h): the connection, the cluster and its shards, and the
+// statements that create, alter, rename, empty and drop the tables, each safe to run again after a
 // crash.
+
+#include "pipe/destination.h"
 
 #include <algorithm>
 #include <atomic>
@@ -16,8 +18,7 @@
 #include "clickhouse/sql_quoting.h"
 #include "common/crash_point.h"
 #include "common/log.h"
-#include "pipe/pipeline_internal.h"
-#include "policy/adopt.h"
+#include "pipe/pipe_metrics.h"
 
 namespace chsync::pipe {
 namespace {
@@ -50,41 +51,18 @@ std::string Joined(const std::vector<std::string>& items) {
 
 }  // namespace
 
-clickhouse::DdlTarget Pipe::TargetFor(std::string_view source_database) const {
-  return TargetIn(request_.config.dest_database.empty() ? std::string(source_database)
-                                                        : request_.config.dest_database);
+clickhouse::DdlTarget Destination::TargetFor(std::string_view source_database) const {
+  return TargetIn(config_.dest_database.empty() ? std::string(source_database) : config_.dest_database);
 }
 
-Pipe::Placement Pipe::PlaceFor(std::string_view database, std::string_view table) const {
-  EffectiveMapping mapping = MappingFor(database, table);
-  return {TargetIn(std::move(mapping.dest_database)), std::move(mapping.dest_table)};
-}
-
-Status Pipe::CheckPlaceFree(std::string_view database, std::string_view table,
-                            std::string_view moving) const {
-  const Placement place = PlaceFor(database, table);
-  const std::string key = TableKey(database, table);
-  for (const auto& [other, state] : tables_) {
-    if (other == key || other == moving) continue;
-    const Placement theirs = PlaceFor(state->dest.source.database, state->dest.source.name);
-    if (theirs.target.database == place.target.database && theirs.table == place.table) {
-      return Error(ErrorKind::kConfig,
-                   fmt::format("{} would be replicated into the ClickHouse table {}, which holds the "
-                               "replicated table {}: give one of them another dest in table_options",
-                               key, place.Qualified(), other));
-    }
-  }
-  return Status::Ok();
-}
-
-clickhouse::DdlTarget Pipe::TargetIn(std::string dest_database) const {
+clickhouse::DdlTarget Destination::TargetIn(std::string dest_database) const {
   clickhouse::DdlTarget target;
   target.database = std::move(dest_database);
-  target.durable = request_.config.durable_inserts;
+  target.durable = config_.durable_inserts;
   if (topology_) {
     target.cluster = topology_->name;
-    target.replication_path = request_.config.dest_replication_path;
-    target.replica_name = request_.config.dest_replica_name;
+    target.replication_path = config_.dest_replication_path;
+    target.replica_name = config_.dest_replica_name;
     target.path_token = PathToken();
     target.sharded = topology_->shards() > 1;
     target.local_database = clickhouse::LocalDatabase(target.database);
@@ -92,14 +70,55 @@ clickhouse::DdlTarget Pipe::TargetIn(std::string dest_database) const {
   return target;
 }
 
-std::string Pipe::DestinationLine() const {
-  std::string node = flusher_ != nullptr ? flusher_->Describe() : dest_ != nullptr ? dest_->Describe() : "";
+Destination::Destination(const PipeConfig& config, const std::atomic<bool>& cancel)
+    : config_(config), cancel_(cancel) {}
+
+Result<clickhouse::ServerVersion> Destination::Open() {
+  const PipeConfig& c = config_;
+  // A pipe outlives short outages of its destination (a restart, a network blip): each statement
+  // is retried for a few minutes, and then the stream starts again from its last checkpoint.
+  options_ = clickhouse::ConnectOptions();
+  options_.retry.max_attempts = c.retry_attempts;
+  options_.retry.max_backoff = std::chrono::milliseconds(c.retry_max_backoff_ms);
+  options_.retry.initial_backoff = std::min(options_.retry.initial_backoff, options_.retry.max_backoff);
+  options_.cancel = &cancel_;
+  options_.on_failure = [](const Error& error, int /*attempt*/, bool retrying) {
+    Metrics().ObserveClickHouseFailure(error, retrying);
+  };
+  CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<clickhouse::Connection> connection,
+                          clickhouse::Connect(c.dest, options_));
+  return OpenWith(std::move(connection));
+}
+
+Result<clickhouse::ServerVersion> Destination::OpenWith(std::unique_ptr<clickhouse::Connection> connection) {
+  const PipeConfig& c = config_;
+  topology_.reset();
+  shard_urls_.clear();
+  routing_now_ = Routing{"", {1}, ""};
+  schema_logs_.clear();
+  dest_ = std::move(connection);
+  CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, dest_->Version());
+  caps_ = clickhouse::FromVersion(version);
+  caps_.datetime_fallback_text = c.datetime_fallback == PipeConfig::DateTimeFallback::kString;
+  if (!c.dest_cluster.empty()) CHSYNC_RETURN_IF_ERROR(OpenCluster());
+  if (c.durable_inserts && !caps_.fsync_after_insert) {
+    return Error(
+        ErrorKind::kConfig,
+        fmt::format("durable_inserts: ClickHouse {}.{} at {} cannot fsync inserted parts (fsync_after_insert "
+                    "needs 21.1 or later): upgrade it, use replicas with insert_quorum (?insert_quorum=2 in "
+                    "the destination URL), or set durable_inserts: false",
+                    version.major, version.minor, dest_->Describe()));
+  }
+  return version;
+}
+
+std::string Destination::Describe(const std::string& node) const {
   if (!topology_) return node;
   return "cluster " + topology_->name + " (" + topology_->Describe() + "), writing to " + node;
 }
 
-Status Pipe::OpenCluster() {
-  const PipeConfig& c = request_.config;
+Status Destination::OpenCluster() {
+  const PipeConfig& c = config_;
   if (dest_->embedded()) {
     return Error(ErrorKind::kConfig,
                  "dest_cluster '" + c.dest_cluster + "' needs ClickHouse servers, not an embedded store");
@@ -169,12 +188,12 @@ Status Pipe::OpenCluster() {
   }
 
   // Every later session (the flusher's, the snapshot's) carries the cluster's settings.
-  dest_options_.settings.emplace_back("distributed_ddl_task_timeout", std::to_string(c.dest_ddl_timeout_s));
+  options_.settings.emplace_back("distributed_ddl_task_timeout", std::to_string(c.dest_ddl_timeout_s));
   if (topology_->shards() > 1) {
     // A Distributed insert is acknowledged once every shard has stored its rows, never spooled.
-    dest_options_.settings.emplace_back("insert_distributed_sync", "1");
+    options_.settings.emplace_back("insert_distributed_sync", "1");
   }
-  CHSYNC_ASSIGN_OR_RETURN(dest_, clickhouse::Connect(c.dest, dest_options_));
+  CHSYNC_ASSIGN_OR_RETURN(dest_, clickhouse::Connect(c.dest, options_));
   log::Info("destination cluster {}: {}; {}", topology_->name, topology_->Describe(),
             topology_->shards() > 1
                 ? "tables in <database>_local on every shard, Distributed tables under the "
@@ -183,7 +202,7 @@ Status Pipe::OpenCluster() {
   return topology_->shards() > 1 ? PlanShardRouting() : Status::Ok();
 }
 
-Status Pipe::PlanShardRouting() {
+Status Destination::PlanShardRouting() {
   shard_urls_.clear();
   // How the servers print keys decides where the Distributed tables themselves put a row, so it is
   // recorded whether or not chsync routes rows itself.
@@ -201,9 +220,9 @@ Status Pipe::PlanShardRouting() {
   routing_now_.key_text = style ? clickhouse::KeyStyleName(*style) : "unknown";
   const size_t shards = topology_->shards();
   std::vector<std::string> urls(shards);
-  clickhouse::ConnectOptions once = dest_options_;
+  clickhouse::ConnectOptions once = options_;
   once.retry.max_attempts = 1;
-  for (const std::string& url : clickhouse::SplitUrls(request_.config.dest)) {
+  for (const std::string& url : clickhouse::SplitUrls(config_.dest)) {
     auto node = clickhouse::Connect(url, once);
     if (!node.ok()) return node.error();
     // is_local marks the shard of the node answering (every replica of it).
@@ -244,8 +263,8 @@ Status Pipe::PlanShardRouting() {
   return Status::Ok();
 }
 
-void Pipe::RouteWriter(const schema::TableSchema& layout, const clickhouse::DdlTarget& target,
-                       clickhouse::TableWriter& writer) {
+void Destination::RouteWriter(const schema::TableSchema& layout, const clickhouse::DdlTarget& target,
+                              clickhouse::TableWriter& writer) {
   const std::string name = target.database + "." + layout.name;
   auto unrouted = [&](const std::string& why) {
     if (unrouted_said_.insert(name).second) {
@@ -284,7 +303,7 @@ void Pipe::RouteWriter(const schema::TableSchema& layout, const clickhouse::DdlT
   unrouted_said_.erase(name);
 }
 
-Status Pipe::Ddl(const std::string& sql) {
+Status Destination::Ddl(const std::string& sql) {
   clickhouse::RequestOptions request;
   request.on_cluster = topology_.has_value() && sql.find(" ON CLUSTER ") != std::string::npos;
   Status s = dest_->Execute(sql, request);
@@ -296,7 +315,7 @@ Status Pipe::Ddl(const std::string& sql) {
   return std::move(s.error().AddContext("ClickHouse statement " + sql));
 }
 
-Status Pipe::WaitForDdlTask(const std::string& task, const std::string& sql) {
+Status Destination::WaitForDdlTask(const std::string& task, const std::string& sql) {
   const auto start = std::chrono::steady_clock::now();
   auto last_report = start;
   std::set<std::string> all;
@@ -304,7 +323,7 @@ Status Pipe::WaitForDdlTask(const std::string& task, const std::string& sql) {
   log::Warn(
       "cluster {}: `{}` has not finished on every node within dest_ddl_timeout_s ({} s); it stays queued "
       "in ZooKeeper ({}) and chsync waits for it",
-      topology_->name, sql, request_.config.dest_ddl_timeout_s, task);
+      topology_->name, sql, config_.dest_ddl_timeout_s, task);
   for (;;) {
     auto rows = dest_->Query("SELECT name, value FROM system.zookeeper WHERE path = " +
                              QuoteString(task + "/finished"));
@@ -348,7 +367,7 @@ Status Pipe::WaitForDdlTask(const std::string& task, const std::string& sql) {
   }
 }
 
-Result<bool> Pipe::DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name) {
+Result<bool> Destination::DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name) {
   CHSYNC_ASSIGN_OR_RETURN(
       std::string found,
       dest_->Query("SELECT count() FROM system.tables WHERE database = " +
@@ -356,8 +375,8 @@ Result<bool> Pipe::DestinationTableExists(const clickhouse::DdlTarget& target, s
   return found.starts_with("1");
 }
 
-Result<std::optional<Pipe::TableKeys>> Pipe::ReadTableKeys(const clickhouse::DdlTarget& target,
-                                                           std::string_view name) {
+Result<std::optional<Destination::TableKeys>> Destination::ReadTableKeys(const clickhouse::DdlTarget& target,
+                                                                         std::string_view name) {
   const std::string where = " FROM system.tables WHERE database = " + QuoteString(target.StorageDatabase()) +
                             " AND name = " + QuoteString(name);
   auto read = dest_->Query("SELECT sorting_key, partition_key" + where, "TabSeparatedRaw");
@@ -375,7 +394,8 @@ Result<std::optional<Pipe::TableKeys>> Pipe::ReadTableKeys(const clickhouse::Ddl
   return std::optional<TableKeys>(std::move(keys));
 }
 
-Status Pipe::EnsureDistributed(const clickhouse::DdlTarget& target, std::string_view name, bool recreate) {
+Status Destination::EnsureDistributed(const clickhouse::DdlTarget& target, std::string_view name,
+                                      bool recreate) {
   if (!target.sharded) return Status::Ok();
   CHSYNC_ASSIGN_OR_RETURN(
       std::string key,
@@ -397,7 +417,8 @@ Status Pipe::EnsureDistributed(const clickhouse::DdlTarget& target, std::string_
       clickhouse::CreateDistributed(target.database, name, target.local_database, target.cluster, key));
 }
 
-Result<std::string> Pipe::DistributedEngine(const clickhouse::DdlTarget& target, std::string_view name) {
+Result<std::string> Destination::DistributedEngine(const clickhouse::DdlTarget& target,
+                                                   std::string_view name) {
   CHSYNC_ASSIGN_OR_RETURN(std::string engine,
                           dest_->Query("SELECT engine_full FROM system.tables WHERE database = " +
                                            QuoteString(target.database) + " AND name = " + QuoteString(name),
@@ -406,7 +427,7 @@ Result<std::string> Pipe::DistributedEngine(const clickhouse::DdlTarget& target,
   return engine;
 }
 
-Result<std::optional<clickhouse::DistributedDifference>> Pipe::ForeignDistributed(
+Result<std::optional<clickhouse::DistributedDifference>> Destination::ForeignDistributed(
     const clickhouse::DdlTarget& target, std::string_view name, std::string_view sorting_key) {
   CHSYNC_ASSIGN_OR_RETURN(std::string engine, DistributedEngine(target, name));
   // No Distributed table, or no local table to compare it with.
@@ -414,8 +435,8 @@ Result<std::optional<clickhouse::DistributedDifference>> Pipe::ForeignDistribute
   return clickhouse::DistributedDiffers(engine, target.cluster, target.local_database, name, sorting_key);
 }
 
-Error Pipe::ForeignDistributedError(const clickhouse::DdlTarget& target, std::string_view name,
-                                    const std::string& differs) const {
+Error Destination::ForeignDistributedError(const clickhouse::DdlTarget& target, std::string_view name,
+                                           const std::string& differs) const {
   return Error(
       ErrorKind::kConfig,
       fmt::format(
@@ -428,73 +449,14 @@ Error Pipe::ForeignDistributedError(const clickhouse::DdlTarget& target, std::st
           QualifiedName(target.database, name), QualifiedName(target.local_database, name), differs));
 }
 
-Status Pipe::CheckDistributedTables() {
-  if (!topology_ || topology_->shards() <= 1) return Status::Ok();
-  for (const auto& [key, table] : tables_) {
-    const Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
-    CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys, ReadTableKeys(place.target, place.table));
-    if (!keys) continue;  // no local table yet: chsync creates both
-    CHSYNC_ASSIGN_OR_RETURN(std::string engine, DistributedEngine(place.target, place.table));
-    if (engine.empty()) {
-      // Dropped by someone (or by a crash between two steps): made again, and its rows routed.
-      CHSYNC_RETURN_IF_ERROR(EnsureDistributed(place.target, place.table, /*recreate=*/false));
-      CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
-      continue;
-    }
-    const auto differs = clickhouse::DistributedDiffers(
-        engine, place.target.cluster, place.target.local_database, place.table, keys->sorting_key);
-    if (differs) return ForeignDistributedError(place.target, place.table, differs->what);
-  }
-  return Status::Ok();
-}
-
-Status Pipe::CheckRouting() {
-  if (!checkpoint_.routing) {
-    // A checkpoint older than the field: what routes now is all there is to go by.
-    log::Info("recording the destination's routing: {}", DescribeRouting(routing_now_));
-    checkpoint_.routing = routing_now_;
-    return Status::Ok();
-  }
-  // How keys print matters only for sharding keys that hold a decimal or a date (21.9 changed
-  // their text); keys of integers and strings hash alike on every version.
-  bool key_text_matters = false;
-  for (const schema::TableSchema* t : tracker_.Tables()) {
-    if (!filter_.Matches(t->database, t->name)) continue;
-    std::vector<std::string> key = clickhouse::ChooseSortingKey(*t).columns;
-    for (std::string& c : MappingFor(t->database, t->name).KeyColumns(*t)) key.push_back(std::move(c));
-    for (const std::string& name : key) {
-      const schema::Column* c = t->GetColumn(name);
-      using T = schema::ColumnType;
-      if (c != nullptr && (c->type == T::kDecimal || c->type == T::kDate || c->type == T::kDateTime ||
-                           c->type == T::kTimestamp)) {
-        key_text_matters = true;
-      }
-    }
-  }
-  if (std::optional<std::string> change =
-          RoutingChange(*checkpoint_.routing, routing_now_, key_text_matters)) {
-    return Error(
-        ErrorKind::kConfig,
-        *change +
-            ": new versions of a key would go to another shard than its rows in ClickHouse, and FINAL "
-            "(which merges each shard alone) would show both. Either restore the cluster (its shards and "
-            "shard_weight in remote_servers, the ClickHouse version, --dest-cluster), or run `chsync resync` "
-            "with the same flags to copy every table again under the new routing (docs/clusters.md, "
-            "\"Routing is recorded\")");
-  }
-  // Same routing; a key text found now replaces one no style matched before.
-  if (routing_now_.key_text != "unknown") checkpoint_.routing = routing_now_;
-  return Status::Ok();
-}
-
-Status Pipe::DropDestination(const clickhouse::DdlTarget& target, std::string_view name) {
+Status Destination::DropDestination(const clickhouse::DdlTarget& target, std::string_view name) {
   if (target.sharded) {
     CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::DropDistributed(target.database, name, target.cluster)));
   }
   return Ddl(clickhouse::DropTable(name, target));
 }
 
-Status Pipe::TruncateDestination(const clickhouse::DdlTarget& target, std::string_view name) {
+Status Destination::TruncateDestination(const clickhouse::DdlTarget& target, std::string_view name) {
   if (caps_.version.major >= 21) return Ddl(clickhouse::TruncateTable(name, target));
   // ClickHouse before 21 empties a table in a way a crash undoes: after TRUNCATE and a kill -9 of
   // the server, 18.16 loads the truncated parts again (7 rows truncated, 1 inserted: 8 after the
@@ -544,7 +506,7 @@ Status Pipe::TruncateDestination(const clickhouse::DdlTarget& target, std::strin
   return Ddl("DROP TABLE IF EXISTS " + QualifiedName(db, old) + on);
 }
 
-Status Pipe::SettleReplicas(const clickhouse::DdlTarget& target, std::string_view name) {
+Status Destination::SettleReplicas(const clickhouse::DdlTarget& target, std::string_view name) {
   // A replica applies an ALTER of a replicated table when its own columns in ZooKeeper
   // (<replica_path>/columns) equal the table's (<zookeeper_path>/columns). ClickHouse 18.16 loses
   // the thread that does this when its ZooKeeper session expires, until the replica is restarted.
@@ -609,7 +571,7 @@ Status Pipe::SettleReplicas(const clickhouse::DdlTarget& target, std::string_vie
   }
 }
 
-Result<std::string> Pipe::RowCount(const clickhouse::DdlTarget& target, std::string_view name) {
+Result<std::string> Destination::RowCount(const clickhouse::DdlTarget& target, std::string_view name) {
   if (target.sharded) {
     return dest_->Query("SELECT count() FROM cluster(" + QuoteString(target.cluster) + ", " +
                         QuoteString(target.local_database) + ", " + QuoteString(name) + ")");
@@ -617,8 +579,8 @@ Result<std::string> Pipe::RowCount(const clickhouse::DdlTarget& target, std::str
   return dest_->Query("SELECT count() FROM " + QualifiedName(target.database, name));
 }
 
-Status Pipe::RenameDestination(const clickhouse::DdlTarget& from_target, std::string_view from,
-                               const clickhouse::DdlTarget& to_target, std::string_view to) {
+Status Destination::RenameDestination(const clickhouse::DdlTarget& from_target, std::string_view from,
+                                      const clickhouse::DdlTarget& to_target, std::string_view to) {
   CHSYNC_ASSIGN_OR_RETURN(bool from_exists, DestinationTableExists(from_target, from));
   CHSYNC_ASSIGN_OR_RETURN(bool to_exists, DestinationTableExists(to_target, to));
   if (!from_exists || to_exists) {
@@ -648,7 +610,8 @@ Status Pipe::RenameDestination(const clickhouse::DdlTarget& from_target, std::st
   return Status::Ok();
 }
 
-Status Pipe::MakeRoom(const clickhouse::DdlTarget& target, const std::string& name, const std::string& at) {
+Status Destination::MakeRoom(const clickhouse::DdlTarget& target, const std::string& name,
+                             const std::string& at) {
   CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, name));
   if (!exists) return Status::Ok();
   std::string aside = name + "__dropped_" + at;
@@ -663,7 +626,8 @@ Status Pipe::MakeRoom(const clickhouse::DdlTarget& target, const std::string& na
   return RenameDestination(target, name, target, aside);
 }
 
-Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table) {
+Status Destination::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
+                            std::string_view table) {
   // How many shards have the column (one replica of each answers through cluster(); replicas of a
   // shard follow each other through ZooKeeper); one server: 0 or 1.
   auto shards_with_column = [&](const std::string& column) -> Result<size_t> {
@@ -735,98 +699,8 @@ Status Pipe::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
   return Status::Ok();
 }
 
-DestinationTable Pipe::FreshDestination(const schema::TableSchema& tracked,
-                                        const std::vector<std::string>& also_excluded) const {
-  return NewDestination(tracked, caps_, MappingFor(tracked.database, tracked.name), also_excluded);
-}
-
-Result<bool> Pipe::CheckAdopted(const schema::TableSchema& tracked, const EffectiveMapping& mapping,
-                                const std::vector<std::string>& also_excluded, bool must_be_empty) {
-  const Placement place = PlaceFor(tracked.database, tracked.name);
-  const clickhouse::DdlTarget& target = place.target;
-  const std::string dest = place.Qualified();
-  if (!target.cluster.empty()) {
-    return Error(ErrorKind::kConfig, "table_options for " + tracked.QualifiedName() +
-                                         ": adopt is not available with dest_cluster yet (remove adopt: "
-                                         "chsync creates the cluster's tables)");
-  }
-  CHSYNC_ASSIGN_OR_RETURN(std::string table_answer,
-                          dest_->Query(ExistingTableQuery(target.database, place.table)));
-  CHSYNC_ASSIGN_OR_RETURN(std::string columns_answer,
-                          dest_->Query(ExistingColumnsQuery(target.database, place.table, caps_)));
-  auto existing = ParseExistingTable(table_answer, columns_answer, caps_);
-  if (!existing.ok() && existing.error().kind() == ErrorKind::kNotFound) {
-    log::Info("{}: table_options adopt it, but ClickHouse has no table {}: chsync creates it",
-              tracked.QualifiedName(), dest);
-    return false;
-  }
-  if (!existing.ok()) return std::move(existing).error();
-  clickhouse::CreateOptions options = mapping.CreateOptions();
-  options.table.clear();
-  CHSYNC_ASSIGN_OR_RETURN(
-      clickhouse::TableLayout wanted,
-      clickhouse::DestinationLayout(NewDestination(tracked, caps_, mapping, also_excluded).source, caps_,
-                                    target, options));
-  const AdoptionReport report = CompareForAdoption(wanted, *existing);
-  CHSYNC_RETURN_IF_ERROR(CheckAdoption(report, tracked.QualifiedName(), dest));
-  for (const std::string& note : report.notes)
-    log::Info("adopting {} for {}: {}", dest, tracked.QualifiedName(), note);
-  if (must_be_empty) {
-    CHSYNC_ASSIGN_OR_RETURN(std::string rows, RowCount(target, place.table));
-    while (!rows.empty() && (rows.back() == '\n' || rows.back() == '\r')) rows.pop_back();
-    if (rows != "0") {
-      return Error(
-          ErrorKind::kConfig,
-          fmt::format("cannot adopt the ClickHouse table {} for {}: it holds {} rows, and chsync copies "
-                      "the source into an empty table (rows it did not write might not exist at the "
-                      "source); empty it (TRUNCATE TABLE {}) or drop it",
-                      dest, tracked.QualifiedName(), rows, dest));
-    }
-  }
-  return true;
-}
-
-Status Pipe::CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name,
-                               const DestinationTable* carried) {
-  // The table's `table_options:`, checked before anything is dropped.
-  EffectiveMapping mapping = MappingFor(tracked.database, tracked.name);
-  if (carried != nullptr) mapping.AcceptRenamedAway(carried->excluded, carried->clickhouse_names);
-  clickhouse::DdlTarget target = TargetIn(mapping.dest_database);
-  CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, tracked, caps_, target));
-  schema::TableSchema table =
-      NewDestination(tracked, caps_, mapping,
-                     carried != nullptr ? carried->excluded : std::vector<std::string>{})
-          .source;
-  table.name = name.empty() ? mapping.dest_table : name;
-  if (!mapping.IsDefault()) {
-    for (const std::string& line : mapping.Describe())
-      log::Info("creating {}: {}", table.QualifiedName(), line);
-  }
-  if (mapping.adopt && name.empty()) {
-    // The user's table is used as it is (emptied when the table is copied again), never replaced;
-    // an online rebuild's new table (`name`) is created as chsync lays it out.
-    CHSYNC_ASSIGN_OR_RETURN(
-        bool adopted,
-        CheckAdopted(tracked, mapping, carried != nullptr ? carried->excluded : std::vector<std::string>{},
-                     /*must_be_empty=*/false));
-    if (adopted) {
-      log::Info("{}: using the ClickHouse table {}.{} (adopt)", tracked.QualifiedName(), target.database,
-                table.name);
-      return replace ? TruncateDestination(target, table.name) : Status::Ok();
-    }
-  }
-  clickhouse::CreateOptions options = mapping.CreateOptions();
-  options.table.clear();  // named by `table`
-  CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
-  if (target.sharded)
-    CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target.StorageDatabase(), target)));
-  if (replace) CHSYNC_RETURN_IF_ERROR(DropDestination(target, table.name));
-  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, caps_, target, options));
-  CHSYNC_RETURN_IF_ERROR(Ddl(create));
-  return EnsureDistributed(target, table.name, /*recreate=*/false);
-}
-
-Status Pipe::CreateSchemaLog(const std::string& database) {
+Status Destination::EnsureSchemaLog(const std::string& database) {
+  if (schema_logs_.contains(database)) return Status::Ok();
   clickhouse::DdlTarget target = TargetIn(database);
   CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::CreateDatabase(target)));
   if (target.sharded)
@@ -839,8 +713,10 @@ Status Pipe::CreateSchemaLog(const std::string& database) {
           (caps_.datetime64 ? "DateTime64(3)" : "DateTime") +
           ", `position` String, `table` String, `statement` String, `actions` Array(String)) ENGINE = " +
           clickhouse::ReplacingEngine(kSchemaLogTable, "", target) + " ORDER BY (`position`, `table`)" +
-          (request_.config.durable_inserts ? " SETTINGS " + std::string(clickhouse::kDurableSettings) : "")));
-  return EnsureDistributed(target, kSchemaLogTable, /*recreate=*/false);
+          (config_.durable_inserts ? " SETTINGS " + std::string(clickhouse::kDurableSettings) : "")));
+  CHSYNC_RETURN_IF_ERROR(EnsureDistributed(target, kSchemaLogTable, /*recreate=*/false));
+  schema_logs_.insert(database);
+  return Status::Ok();
 }
 
 }  // namespace chsync::pipe

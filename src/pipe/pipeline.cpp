@@ -63,7 +63,8 @@ uint32_t ServerIdFromPath(const std::string& path) {
 
 }  // namespace
 
-Pipe::Pipe(const RunRequest& request, const std::atomic<bool>& stop) : request_(request), stop_(stop) {
+Pipe::Pipe(const RunRequest& request, const std::atomic<bool>& stop)
+    : request_(request), stop_(stop), destination_(request.config, cancel_) {
   // A stop (SIGTERM) lets ClickHouse acknowledge what was read for a few seconds, then cancels
   // every request and retry, so that no wait outlives it.
   stop_watch_ = std::thread([this] {
@@ -138,43 +139,22 @@ Status Pipe::Open() {
   }
   status_.source = DescribeSource();
 
-  // A pipe outlives short outages of its destination (a restart, a network blip): each statement
-  // is retried for a few minutes, and then the stream starts again from its last checkpoint.
-  dest_options_.retry.max_attempts = c.retry_attempts;
-  dest_options_.retry.max_backoff = std::chrono::milliseconds(c.retry_max_backoff_ms);
-  dest_options_.retry.initial_backoff =
-      std::min(dest_options_.retry.initial_backoff, dest_options_.retry.max_backoff);
-  dest_options_.cancel = &cancel_;
-  dest_options_.on_failure = [](const Error& error, int /*attempt*/, bool retrying) {
-    Metrics().ObserveClickHouseFailure(error, retrying);
-  };
-  CHSYNC_ASSIGN_OR_RETURN(dest_, clickhouse::Connect(c.dest, dest_options_));
-  CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, dest_->Version());
-  caps_ = clickhouse::FromVersion(version);
-  caps_.datetime_fallback_text = c.datetime_fallback == PipeConfig::DateTimeFallback::kString;
-  if (!c.dest_cluster.empty()) CHSYNC_RETURN_IF_ERROR(OpenCluster());
-  if (c.durable_inserts && !caps_.fsync_after_insert) {
-    return Error(
-        ErrorKind::kConfig,
-        fmt::format("durable_inserts: ClickHouse {}.{} at {} cannot fsync inserted parts (fsync_after_insert "
-                    "needs 21.1 or later): upgrade it, use replicas with insert_quorum (?insert_quorum=2 in "
-                    "the destination URL), or set durable_inserts: false",
-                    version.major, version.minor, dest_->Describe()));
-  }
+  CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, destination_.Open());
   log::Info("source {} ({} {}), {} metadata; destination {} (ClickHouse {}.{})", source_options_.Address(),
             mysql::FlavorName(server_.flavor), server_.version_string,
-            full_metadata_ ? "FULL row" : "MINIMAL row (ordinal mode)", dest_->Describe(), version.major,
-            version.minor);
+            full_metadata_ ? "FULL row" : "MINIMAL row (ordinal mode)", destination_.connection().Describe(),
+            version.major, version.minor);
   return Status::Ok();
 }
 
 PolicyContext Pipe::ContextFor(std::string_view source_database, std::string_view table) const {
   PolicyContext context;
   context.ordinal_mode = !full_metadata_;
-  context.caps = caps_;
+  context.caps = destination_.caps();
   context.policy = request_.config.policies.For(source_database, table);
   context.mapping = MappingFor(source_database, table);
-  context.target = table.empty() ? TargetFor(source_database) : TargetIn(context.mapping.dest_database);
+  context.target = table.empty() ? destination_.TargetFor(source_database)
+                                 : destination_.TargetIn(context.mapping.dest_database);
   if (auto it = tables_.find(TableKey(source_database, table)); it != tables_.end()) {
     const schema::TableSchema& source = it->second->dest.source;
     for (int i : it->second->key_indexes) {
@@ -347,7 +327,8 @@ Status Pipe::Initialize() {
   CHSYNC_RETURN_IF_ERROR(request_.config.mappings.CheckDestinations(names, request_.config.dest_database));
   for (const schema::TableSchema& t : schemas) {
     const EffectiveMapping mapping = MappingFor(t.database, t.name);
-    CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, t, caps_, TargetIn(mapping.dest_database)));
+    CHSYNC_RETURN_IF_ERROR(
+        CheckForPipe(mapping, t, destination_.caps(), destination_.TargetIn(mapping.dest_database)));
     if (mapping.adopt) {
       auto adoptable = CheckAdopted(t, mapping, {}, /*must_be_empty=*/true);
       if (!adoptable.ok()) return std::move(adoptable).error();
@@ -367,7 +348,7 @@ Status Pipe::Initialize() {
     tracker.SetTable(std::move(t));
   }
   checkpoint.schemas = tracker.Serialize();
-  checkpoint.routing = routing_now_;
+  checkpoint.routing = destination_.routing_now();
   checkpoint.saved_at_ms = NowMs();
   CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint));
   log::Info("starting at {} ({} tables); destination tables created", Coordinate(start.file, start.position),
@@ -426,7 +407,7 @@ Status Pipe::ResyncTable(const std::string& qualified) {
                                       fresh.excluded});
   for (const RebuildState& r : checkpoint_.rebuilds) {
     if (r.database == database && r.table == name)
-      CHSYNC_RETURN_IF_ERROR(DropDestination(PlaceFor(database, name).target, r.temp_table));
+      CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(PlaceFor(database, name).target, r.temp_table));
   }
   std::erase_if(checkpoint_.rebuilds,
                 [&](const RebuildState& r) { return r.database == database && r.table == name; });
@@ -470,7 +451,7 @@ Status Pipe::FollowMovedDestination(const DestinationState& saved, const std::st
   const Placement now = PlaceFor(database, table);
   if (now.target.database == saved.clickhouse_database && now.table == saved.clickhouse_table)
     return Status::Ok();
-  const Placement was{TargetIn(saved.clickhouse_database), saved.clickhouse_table};
+  const Placement was{destination_.TargetIn(saved.clickhouse_database), saved.clickhouse_table};
   const std::string key = TableKey(database, table);
   for (const RebuildState& r : checkpoint_.rebuilds) {
     if (r.database == database && r.table == table) {
@@ -481,8 +462,8 @@ Status Pipe::FollowMovedDestination(const DestinationState& saved, const std::st
                                key, now.Qualified(), was.Qualified()));
     }
   }
-  CHSYNC_ASSIGN_OR_RETURN(bool was_there, DestinationTableExists(was.target, was.table));
-  CHSYNC_ASSIGN_OR_RETURN(bool now_there, DestinationTableExists(now.target, now.table));
+  CHSYNC_ASSIGN_OR_RETURN(bool was_there, destination_.DestinationTableExists(was.target, was.table));
+  CHSYNC_ASSIGN_OR_RETURN(bool now_there, destination_.DestinationTableExists(now.target, now.table));
   if (was_there && now_there) {
     return Error(ErrorKind::kConfig,
                  fmt::format("table_options now put {} in the ClickHouse table {}, which exists already, "
@@ -493,7 +474,7 @@ Status Pipe::FollowMovedDestination(const DestinationState& saved, const std::st
   // Not there and not at the new place either: a crash came after the rename below (or the user
   // moved it); the writer's first INSERT says so if it is gone.
   if (was_there) {
-    CHSYNC_RETURN_IF_ERROR(RenameDestination(was.target, was.table, now.target, now.table));
+    CHSYNC_RETURN_IF_ERROR(destination_.RenameDestination(was.target, was.table, now.target, now.table));
     log::Warn("{}: table_options now put it in {}: its ClickHouse table {} was renamed to {}", key,
               now.Qualified(), was.Qualified(), now.Qualified());
   }
@@ -521,7 +502,8 @@ Status Pipe::BuildTables() {
       checked.AcceptRenamedAway(saved->excluded,
                                 {saved->clickhouse_names.begin(), saved->clickhouse_names.end()});
     }
-    CHSYNC_RETURN_IF_ERROR(CheckForPipe(checked, *schema, caps_, TargetIn(checked.dest_database)));
+    CHSYNC_RETURN_IF_ERROR(
+        CheckForPipe(checked, *schema, destination_.caps(), destination_.TargetIn(checked.dest_database)));
     state->dest = FreshDestination(*schema, saved != nullptr ? saved->excluded : std::vector<std::string>{});
     if (saved != nullptr) {
       // Its ClickHouse table holds what it was created with: an exclusion added to table_options
@@ -624,8 +606,8 @@ Status Pipe::RebuildWriter(TableState& table) {
   layout.name = table.rebuild ? table.rebuild->state.temp_table : place.table;
   const clickhouse::DdlTarget& target = place.target;
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableWriter writer,
-                          clickhouse::TableWriter::Create(layout, caps_, target));
-  if (!shard_urls_.empty() && target.sharded) RouteWriter(layout, target, writer);
+                          clickhouse::TableWriter::Create(layout, destination_.caps(), target));
+  if (!destination_.shard_urls().empty() && target.sharded) destination_.RouteWriter(layout, target, writer);
   std::vector<clickhouse::MappedType> types(
       writer.types().begin(),
       writer.types().begin() + static_cast<std::ptrdiff_t>(table.dest.source.columns.size()));
@@ -645,7 +627,7 @@ Status Pipe::RebuildWriter(TableState& table) {
     // name there; table_options may have changed since the table was made). A table not made yet
     // takes them from table_options.
     const schema::TableSchema& source = table.dest.source;
-    CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys, ReadTableKeys(target, layout.name));
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys, destination_.ReadTableKeys(target, layout.name));
     const std::vector<std::string> columns =
         keys ? KeySourceColumns(table.dest, keys->sorting_key, keys->partition_key)
              : MappingFor(source.database, source.name).KeyColumns(source);
@@ -772,8 +754,8 @@ Status Pipe::Snapshot() {
   options.chunk_max_bytes = request_.config.batch_max_bytes;
   options.source = source_options_;
   options.dest_url = request_.config.dest;
-  options.dest = dest_options_;
-  options.caps = caps_;
+  options.dest = destination_.options();
+  options.caps = destination_.caps();
   options.terminal = request_.terminal;
   std::mutex mutex;
   auto on_chunk = [&](size_t job_index, const TableSnapshot& progress) -> Status {
@@ -865,8 +847,9 @@ Status Pipe::CopyAndStream() {
     // Tables created before durable_inserts was set get the settings too (a no-op when they have them).
     for (const auto& [key, table] : tables_) {
       const Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
-      CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(place.target, place.table));
-      if (exists) CHSYNC_RETURN_IF_ERROR(Ddl(clickhouse::MakeDurable(place.table, place.target)));
+      CHSYNC_ASSIGN_OR_RETURN(bool exists, destination_.DestinationTableExists(place.target, place.table));
+      if (exists)
+        CHSYNC_RETURN_IF_ERROR(destination_.Ddl(clickhouse::MakeDurable(place.table, place.target)));
     }
   }
 

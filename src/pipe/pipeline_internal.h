@@ -29,6 +29,7 @@
 #include "mysql/source_set.h"
 #include "mysql/table_filter.h"
 #include "pipe/cascades.h"
+#include "pipe/destination.h"
 #include "pipe/flusher.h"
 #include "pipe/pipe_metrics.h"
 #include "pipe/pipeline.h"
@@ -49,9 +50,6 @@
 #include "state/xa_store.h"
 
 namespace chsync::pipe {
-
-/// The table of every destination database that records the schema changes applied to it.
-inline constexpr std::string_view kSchemaLogTable = "_chsync_schema_log";
 
 uint64_t NowMs();
 /// "binlog.000003:1234".
@@ -260,11 +258,8 @@ class Pipe {
                                      std::vector<schema::TableSchema>& schemas);
   PolicyContext ContextFor(std::string_view source_database, std::string_view table = "") const;
 
-  // destination.cpp: the ClickHouse tables, on one server or a cluster (docs/clusters.md).
-  /// Where the tables of source database `source_database` go.
-  clickhouse::DdlTarget TargetFor(std::string_view source_database) const;
-  /// Where tables of destination database `dest_database` are.
-  clickhouse::DdlTarget TargetIn(std::string dest_database) const;
+  // table_set.cpp: where each replicated table is in ClickHouse (the statements go through
+  // destination_).
   /// Where source table database.table is in ClickHouse: its table_options' dest_database and
   /// dest_table, else the pipe's destination database and the source name (docs/mapping.md). A
   /// function of the source name: a table renamed at the source moves to its new name's place.
@@ -274,6 +269,7 @@ class Pipe {
     /// "db.table", for messages and the checkpoint.
     std::string Qualified() const { return target.database + "." + table; }
   };
+  using TableKeys = Destination::TableKeys;
   Placement PlaceFor(std::string_view database, std::string_view table) const;
   /// The table_options in force for source table database.table (MappingSet::For with the pipe's
   /// destination database); an online schema migration's table of a replicated table (gh-ost
@@ -285,60 +281,12 @@ class Pipe {
                         std::string_view moving = "") const;
   /// For `chsync status`: the server rows go to now, and the cluster if there is one.
   std::string DestinationLine() const;
-  /// Reads the topology of config.dest_cluster and checks that its nodes have the macros the
-  /// table paths use; the connections opened after it carry the cluster's settings.
-  Status OpenCluster();
-  /// Sharded: whether chsync sends rows to the shards itself (shard_urls_), which needs a URL of
-  /// every shard in config.dest and a server that prints and hashes keys as ShardRouter does.
-  Status PlanShardRouting();
-  /// The checkpoint's rows were routed as routing_now_ routes (RoutingChange), else kConfig with
-  /// how to reshard; a checkpoint older than the field records routing_now_.
+  /// The checkpoint's rows were routed as destination_ routes now (RoutingChange), else kConfig with
+  /// how to reshard; a checkpoint older than the field records the routing of now.
   Status CheckRouting();
   /// Sharded: every replicated table's Distributed table is chsync's (DistributedDiffers), else
   /// kConfig naming the table and the difference. A missing one is made again.
   Status CheckDistributedTables();
-  /// engine_full of the table `name` in target.database ("" when there is none).
-  Result<std::string> DistributedEngine(const clickhouse::DdlTarget& target, std::string_view name);
-  /// How the Distributed table `name` differs from chsync's over its local table with `sorting_key`
-  /// (none when it does not, or when there is none).
-  Result<std::optional<clickhouse::DistributedDifference>> ForeignDistributed(
-      const clickhouse::DdlTarget& target, std::string_view name, std::string_view sorting_key);
-  /// The kConfig error for a Distributed table chsync neither writes through nor replaces.
-  Error ForeignDistributedError(const clickhouse::DdlTarget& target, std::string_view name,
-                                const std::string& differs) const;
-  /// Routed: makes `writer` collect rows per shard, when the table's Distributed table shards by
-  /// chsync's expression over a key ShardRouter can reproduce; otherwise its rows go through the
-  /// Distributed table (said once per table).
-  void RouteWriter(const schema::TableSchema& layout, const clickhouse::DdlTarget& target,
-                   clickhouse::TableWriter& writer);
-  /// Runs a DDL statement. An ON CLUSTER one that some node has not run within
-  /// dest_ddl_timeout_s is waited for (WaitForDdlTask), never sent again.
-  Status Ddl(const std::string& sql);
-  /// Waits until every node of the cluster has run the distributed DDL task `task`, naming the ones
-  /// that have not every 30 s; fails when a node failed it (other than AppliedAsynchronously).
-  Status WaitForDdlTask(const std::string& task, const std::string& sql);
-  /// The keys a ClickHouse table is sorted and partitioned by (system.tables), as ClickHouse prints
-  /// them; nullopt when there is no such table (on a sharded cluster: the local table).
-  struct TableKeys {
-    std::string sorting_key;
-    std::string partition_key;
-  };
-  Result<std::optional<TableKeys>> ReadTableKeys(const clickhouse::DdlTarget& target, std::string_view name);
-  /// Whether the table `name` exists (on a sharded cluster: the local table).
-  Result<bool> DestinationTableExists(const clickhouse::DdlTarget& target, std::string_view name);
-  /// Sharded: creates the Distributed table `name` over its local table when missing (`recreate`:
-  /// drops it first, to take the local table's current columns). Nothing without a local table.
-  Status EnsureDistributed(const clickhouse::DdlTarget& target, std::string_view name, bool recreate);
-  /// Drops the table (and its Distributed table), if it exists.
-  Status DropDestination(const clickhouse::DdlTarget& target, std::string_view name);
-  /// Empties the table on every shard.
-  Status TruncateDestination(const clickhouse::DdlTarget& target, std::string_view name);
-  /// After an ALTER on a cluster: waits until every node that answers has applied it to `name`
-  /// (restarting the replicas that do not: ClickHouse 18.16 stops applying ALTERs after a
-  /// ZooKeeper session loss); kNetwork after 120 s.
-  Status SettleReplicas(const clickhouse::DdlTarget& target, std::string_view name);
-  /// `SELECT count()` of the whole table (every shard).
-  Result<std::string> RowCount(const clickhouse::DdlTarget& target, std::string_view name);
   /// The destination of tracked table `tracked` under its table_options (NewDestination with the
   /// mapping): what CreateDestination creates.
   DestinationTable FreshDestination(const schema::TableSchema& tracked,
@@ -355,18 +303,6 @@ class Pipe {
   /// kept (emptied with `replace`), not created.
   Status CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name = "",
                            const DestinationTable* carried = nullptr);
-  /// Runs a plan's statements, skipping those a crash let run already.
-  Status RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table);
-  /// Renames ClickHouse table `from` to `to` when `from` exists and `to` does not (so that running
-  /// it again after a crash does nothing).
-  Status RenameDestination(const clickhouse::DdlTarget& from_target, std::string_view from,
-                           const clickhouse::DdlTarget& to_target, std::string_view to);
-  /// Before a table is created in ClickHouse under `name`: an existing table there (kept after a
-  /// DROP at the source, or left by something else) is renamed aside to `<name>__dropped_<at>`;
-  /// an empty one is dropped.
-  Status MakeRoom(const clickhouse::DdlTarget& target, const std::string& name, const std::string& at);
-  /// Creates `_chsync_schema_log` in destination database `database`.
-  Status CreateSchemaLog(const std::string& database);
 
   // stream.cpp
   Status Stream();
@@ -472,22 +408,8 @@ class Pipe {
   std::unique_ptr<StateDir> state_;
   std::unique_ptr<mysql::Connection> control_;
   mysql::ServerInfo server_;
-  clickhouse::ConnectOptions dest_options_;
-  std::unique_ptr<clickhouse::Connection> dest_;
   /// The foreign-key cascades the stream follows in ClickHouse.
   CascadeFollower cascades_;
-  clickhouse::Capabilities caps_;
-  /// The destination cluster (config.dest_cluster); empty for one server.
-  std::optional<clickhouse::ClusterTopology> topology_;
-  /// Sharded and routed: the URLs of each shard's nodes (comma-separated), in shard order; the
-  /// flusher's lane i+1 writes to shard i. Empty: rows go through the Distributed tables.
-  std::vector<std::string> shard_urls_;
-  /// How the cluster's servers print key values (from the routing probe).
-  clickhouse::KeyStyle key_style_;
-  /// How rows are routed to shards now (OpenCluster, PlanShardRouting), recorded in the checkpoint.
-  Routing routing_now_{"", {1}, ""};
-  /// Tables whose rows go through the Distributed table, already said in the log.
-  std::set<std::string> unrouted_said_;
 
   Checkpoint checkpoint_;
   schema::Tracker tracker_;
@@ -511,8 +433,6 @@ class Pipe {
   uint64_t found_erasures_ = 0;
   /// Replicated tables dropped at the source (their destination is kept), by "db.t".
   std::map<std::string, DestinationTable> dropped_;
-  /// Destination databases whose `_chsync_schema_log` exists.
-  std::set<std::string> schema_logs_;
   RunStatus status_;
 
   // Stream state.
@@ -560,6 +480,8 @@ class Pipe {
   std::atomic<bool> cancel_{false};
   std::atomic<bool> quit_watch_{false};
   std::thread stop_watch_;
+  /// The ClickHouse side: connection, capabilities, cluster, and the statements on its tables.
+  Destination destination_;
   /// Checkpoints saved so far (by the flusher): progress, for the retry loop.
   std::atomic<uint64_t> checkpoints_saved_{0};
   SourceIdentity source_identity_;

@@ -73,14 +73,16 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   rebuild.finished = false;
   rebuild.result = Status::Ok();
   if (resume) {
-    CHSYNC_ASSIGN_OR_RETURN(bool exists, DestinationTableExists(target, rebuild.state.temp_table));
+    CHSYNC_ASSIGN_OR_RETURN(bool exists,
+                            destination_.DestinationTableExists(target, rebuild.state.temp_table));
     if (!exists) {
       // The swap ran before a crash; only its end may be left: the Distributed table over the
       // swapped-in local table (a crash right after the second rename, issue 33 case 4), and the
       // clean-up.
       log::Info("rebuild of {}: already swapped in", key);
-      CHSYNC_RETURN_IF_ERROR(EnsureDistributed(target, place.table, /*recreate=*/false));
-      CHSYNC_RETURN_IF_ERROR(DropDestination(target, place.table + std::string(kReplacedSuffix)));
+      CHSYNC_RETURN_IF_ERROR(destination_.EnsureDistributed(target, place.table, /*recreate=*/false));
+      CHSYNC_RETURN_IF_ERROR(
+          destination_.DropDestination(target, place.table + std::string(kReplacedSuffix)));
       table.rebuild.reset();
       return RebuildWriter(table);
     }
@@ -127,8 +129,8 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   options.chunk_max_bytes = request_.config.batch_max_bytes;
   options.source = source_options_;
   options.dest_url = request_.config.dest;
-  options.dest = dest_options_;
-  options.caps = caps_;
+  options.dest = destination_.options();
+  options.caps = destination_.caps();
   options.terminal = false;
   Rebuilder* r = &rebuild;
   std::atomic<uint64_t>* ended = &rebuilds_ended_;
@@ -155,8 +157,8 @@ Status Pipe::CancelRebuild(TableState& table) {
   table.rebuild->Stop();
   std::string temp = table.rebuild->state.temp_table;
   table.rebuild.reset();
-  CHSYNC_RETURN_IF_ERROR(
-      DropDestination(PlaceFor(table.dest.source.database, table.dest.source.name).target, temp));
+  CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(
+      PlaceFor(table.dest.source.database, table.dest.source.name).target, temp));
   return RebuildWriter(table);
 }
 
@@ -184,16 +186,16 @@ Status Pipe::SwapIn(TableState& table) {
   std::string temp = table.rebuild->state.temp_table;
   std::string replaced = name + std::string(kReplacedSuffix);
   // Each step is skipped when a crash let it run already (see RenameDestination).
-  CHSYNC_ASSIGN_OR_RETURN(bool temp_exists, DestinationTableExists(target, temp));
+  CHSYNC_ASSIGN_OR_RETURN(bool temp_exists, destination_.DestinationTableExists(target, temp));
   if (temp_exists) {
-    CHSYNC_RETURN_IF_ERROR(DropDestination(target, replaced));
-    CHSYNC_RETURN_IF_ERROR(RenameDestination(target, name, target, replaced));
-    CHSYNC_RETURN_IF_ERROR(RenameDestination(target, temp, target, name));
+    CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(target, replaced));
+    CHSYNC_RETURN_IF_ERROR(destination_.RenameDestination(target, name, target, replaced));
+    CHSYNC_RETURN_IF_ERROR(destination_.RenameDestination(target, temp, target, name));
   }
   // A crash between the second rename and the Distributed table over it (issue 33, case 4): the
   // local table is swapped in already, its Distributed table not yet.
-  CHSYNC_RETURN_IF_ERROR(EnsureDistributed(target, name, /*recreate=*/false));
-  CHSYNC_RETURN_IF_ERROR(DropDestination(target, replaced));
+  CHSYNC_RETURN_IF_ERROR(destination_.EnsureDistributed(target, name, /*recreate=*/false));
+  CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(target, replaced));
   return Status::Ok();
 }
 

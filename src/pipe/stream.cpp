@@ -281,11 +281,11 @@ Status Pipe::StartStreamState() {
   flusher_.reset();
   std::vector<std::unique_ptr<clickhouse::Connection>> lanes;
   CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<clickhouse::Connection> flush_connection,
-                          clickhouse::Connect(request_.config.dest, dest_options_));
+                          clickhouse::Connect(request_.config.dest, destination_.options()));
   lanes.push_back(std::move(flush_connection));
-  for (const std::string& urls : shard_urls_) {
+  for (const std::string& urls : destination_.shard_urls()) {
     CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<clickhouse::Connection> shard,
-                            clickhouse::Connect(urls, dest_options_));
+                            clickhouse::Connect(urls, destination_.options()));
     lanes.push_back(std::move(shard));
   }
   park_board_.Clear();  // what it held, the checkpoint holds, or a replay parks again
@@ -810,7 +810,7 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
       if (dropping && leftover) {
         // A migration tool's table that ClickHouse may hold (renamed out of the replication).
         const Placement place = PlaceFor(name.database, name.name);
-        Status s = DropDestination(place.target, place.table);
+        Status s = destination_.DropDestination(place.target, place.table);
         if (!s.ok()) return s;
       }
       continue;
@@ -859,10 +859,10 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     }
     if (plan.created) {
       CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
-      CHSYNC_RETURN_IF_ERROR(MakeRoom(context.target, context.mapping.dest_table,
-                                      fmt::format("{}_{}", sequence, event.position)));
+      CHSYNC_RETURN_IF_ERROR(destination_.MakeRoom(context.target, context.mapping.dest_table,
+                                                   fmt::format("{}_{}", sequence, event.position)));
     }
-    if (Status ran = RunPlan(plan, context.target, context.mapping.dest_table); !ran.ok()) {
+    if (Status ran = destination_.RunPlan(plan, context.target, context.mapping.dest_table); !ran.ok()) {
       // ClickHouse refused the table's ALTER: the table parks (when that concerns it alone).
       if (table == nullptr || plan.dropped || plan.created) return ran;
       Metrics().NoteSchemaChange(SchemaChangeKind(statement), "failed");
@@ -964,11 +964,12 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
       CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
       if (dropped_.contains(to_key) || replicate_to) {
         CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/room", index), [&] {
-          return MakeRoom(to_target, to_place.table, fmt::format("{}_{}", sequence, event.position));
+          return destination_.MakeRoom(to_target, to_place.table,
+                                       fmt::format("{}_{}", sequence, event.position));
         }));
       }
       CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/rename", index), [&] {
-        return RenameDestination(from_target, from_place.table, to_target, to_place.table);
+        return destination_.RenameDestination(from_target, from_place.table, to_target, to_place.table);
       }));
       std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
         return s.database == from.database && s.table == from.name;
@@ -1052,7 +1053,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
     // Run again after the rebuild below swapped its copy in (and a crash came), it would move the
     // copy aside.
     CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/room", index), [&] {
-      return MakeRoom(to_target, to_place.table, fmt::format("{}_{}", sequence, event.position));
+      return destination_.MakeRoom(to_target, to_place.table, fmt::format("{}_{}", sequence, event.position));
     }));
     auto state = std::make_unique<TableState>();
     state->dest = FreshDestination(*schema);
@@ -1082,22 +1083,18 @@ void Pipe::RecordSchemaChange(const std::string& database, const SchemaChangeRec
   using clickhouse::QuoteIdentifier;
   using clickhouse::QuoteString;
   std::string table = QuoteIdentifier(database) + "." + QuoteIdentifier(kSchemaLogTable);
-  if (!schema_logs_.contains(database)) {
-    Status created = CreateSchemaLog(database);
-    if (!created.ok()) {
-      log::Warn("cannot create {}: {}", table, created.error().message());
-      return;
-    }
-    schema_logs_.insert(database);
+  if (Status created = destination_.EnsureSchemaLog(database); !created.ok()) {
+    log::Warn("cannot create {}: {}", table, created.error().message());
+    return;
   }
   std::string actions;
   for (const std::string& action : record.actions)
     actions += (actions.empty() ? "" : ", ") + QuoteString(action);
-  Status inserted = dest_->Execute(fmt::format(
+  Status inserted = destination_.connection().Execute(fmt::format(
       "INSERT INTO {} (`at`, `position`, `table`, `statement`, `actions`) VALUES ({}, {}, {}, {}, [{}])",
       table,
-      caps_.datetime64 ? fmt::format("fromUnixTimestamp64Milli(toInt64({}))", record.at_ms)
-                       : fmt::format("toDateTime({})", record.at_ms / 1000),
+      destination_.caps().datetime64 ? fmt::format("fromUnixTimestamp64Milli(toInt64({}))", record.at_ms)
+                                     : fmt::format("toDateTime({})", record.at_ms / 1000),
       QuoteString(record.position), QuoteString(record.table), QuoteString(record.statement), actions));
   if (!inserted.ok())
     log::Warn("cannot record the schema change in {}: {}", table, inserted.error().message());
@@ -1280,7 +1277,7 @@ Status Pipe::RunCascades(const std::vector<std::pair<std::string, std::string>>&
     auto it = tables_.find(child);
     if (it == tables_.end() || it->second->held) continue;  // parked meanwhile: owed whole
     CrashPoint("cascade");
-    Status done = dest_->Execute(statement);
+    Status done = destination_.connection().Execute(statement);
     if (done.ok() || clickhouse::IsRetryable(done.error()) || done.error().kind() == ErrorKind::kNetwork) {
       CHSYNC_RETURN_IF_ERROR(done);
       continue;
@@ -1396,7 +1393,7 @@ size_t Pipe::PendingRows() const {
 
 Status Pipe::FlushTable(const std::string& key, TableState& table) {
   if (!table.writer || table.writer->rows() == 0) return Status::Ok();
-  ReportClamped(key, table.writer->TakeClamped(), caps_.date32);
+  ReportClamped(key, table.writer->TakeClamped(), destination_.caps().date32);
   pending_bytes_ -= std::min(pending_bytes_, table.writer->bytes());
   if (boundaries_.open_xa()) {
     xa_changes_[key].Absorb(table.changes);
@@ -1424,7 +1421,7 @@ Status Pipe::QueueRows(TableState& table) {
   }
   Flusher::BatchInfo info = TakeBatchInfo(table);
   const std::string key = TableKey(table.dest.source.database, table.dest.source.name);
-  ReportClamped(key, table.writer->TakeClamped(), caps_.date32);
+  ReportClamped(key, table.writer->TakeClamped(), destination_.caps().date32);
   if (table.writer->routed() && flusher_->lanes() > 1) {
     const size_t total_bytes = std::max<size_t>(1, table.writer->bytes());
     std::vector<std::pair<size_t, std::string>> shards = table.writer->TakeShardData();

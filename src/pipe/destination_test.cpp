@@ -1,0 +1,211 @@
+// The Destination's multi-step changes against a fake ClickHouse that keeps a catalog of tables and
+// can "crash" (refuse everything) after any number of statements: each change, run again by a new
+// Destination after a crash between any two of its steps, ends as one run without a crash ends.
+
+#include "pipe/destination.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <regex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace chsync::pipe {
+namespace {
+
+/// A table of the fake: its rows and engine.
+struct FakeTable {
+  int rows = 0;
+  std::string engine = "ReplacingMergeTree(_chsync_version) ORDER BY a";
+  bool operator==(const FakeTable&) const = default;
+};
+
+/// What survives a crash: the tables by "db.name", and the statements run.
+struct Catalog {
+  std::map<std::string, FakeTable> tables;
+  std::vector<std::string> statements;
+  /// Statements that change something still allowed before the "crash"; -1: no crash.
+  int budget = -1;
+};
+
+/// Understands the statements Destination sends to one server of version `version`.
+class FakeClickHouse : public clickhouse::Connection {
+ public:
+  FakeClickHouse(Catalog& catalog, std::string version) : catalog_(catalog), version_(std::move(version)) {}
+  std::string Describe() const override { return "fake"; }
+  bool embedded() const override { return false; }
+
+ protected:
+  Result<std::string> Run(std::string_view sql_view, std::string_view, std::string_view,
+                          const clickhouse::RequestOptions&) override {
+    const std::string sql(sql_view);
+    std::smatch m;
+    if (sql == "SELECT version()") return version_ + "\n";
+    static const std::regex kWhere(R"(FROM system\.tables WHERE database = '([^']*)' AND name = '([^']*)')");
+    if (sql.starts_with("SELECT count() FROM system.tables") && std::regex_search(sql, m, kWhere)) {
+      return std::string(catalog_.tables.contains(m[1].str() + "." + m[2].str()) ? "1\n" : "0\n");
+    }
+    if (sql.starts_with("SELECT engine_full FROM system.tables") && std::regex_search(sql, m, kWhere)) {
+      auto it = catalog_.tables.find(m[1].str() + "." + m[2].str());
+      return it == catalog_.tables.end() ? std::string() : it->second.engine + "\n";
+    }
+    static const std::regex kCount(R"(^SELECT count\(\) FROM `([^`]*)`\.`([^`]*)`$)");
+    if (std::regex_match(sql, m, kCount)) {
+      auto it = catalog_.tables.find(m[1].str() + "." + m[2].str());
+      if (it == catalog_.tables.end()) return Error(ErrorKind::kServer, "no table", 60);
+      return std::to_string(it->second.rows) + "\n";
+    }
+    if (sql.starts_with("SELECT")) return Error(ErrorKind::kInternal, "the fake does not know: " + sql);
+    // Everything else changes something: counted against the crash budget.
+    if (catalog_.budget == 0) return Error(ErrorKind::kInternal, "crashed before: " + sql);
+    if (catalog_.budget > 0) --catalog_.budget;
+    catalog_.statements.push_back(sql);
+    if (sql.starts_with("CREATE DATABASE IF NOT EXISTS ")) return std::string();
+    static const std::regex kDrop(R"(^DROP TABLE IF EXISTS `([^`]*)`\.`([^`]*)`$)");
+    if (std::regex_match(sql, m, kDrop)) {
+      catalog_.tables.erase(m[1].str() + "." + m[2].str());
+      return std::string();
+    }
+    static const std::regex kCreateAs(
+        R"(^CREATE TABLE IF NOT EXISTS `([^`]*)`\.`([^`]*)` AS `([^`]*)`\.`([^`]*)` ENGINE = (.*)$)");
+    if (std::regex_match(sql, m, kCreateAs)) {
+      const std::string name = m[1].str() + "." + m[2].str();
+      if (!catalog_.tables.contains(m[3].str() + "." + m[4].str()))
+        return Error(ErrorKind::kServer, "no table to copy", 60);
+      if (!catalog_.tables.contains(name)) catalog_.tables[name] = FakeTable{0, m[5].str()};
+      return std::string();
+    }
+    static const std::regex kCreate(R"(^CREATE TABLE IF NOT EXISTS `([^`]*)`\.`([^`]*)` \()");
+    if (std::regex_search(sql, m, kCreate)) {
+      catalog_.tables.try_emplace(m[1].str() + "." + m[2].str(), FakeTable{0, "ReplacingMergeTree()"});
+      return std::string();
+    }
+    if (sql.starts_with("RENAME TABLE ")) {
+      // Pairs `a`.`b` TO `c`.`d`, applied in order; all or nothing, as ClickHouse does.
+      static const std::regex kPair(R"(`([^`]*)`\.`([^`]*)` TO `([^`]*)`\.`([^`]*)`)");
+      std::map<std::string, FakeTable> tables = catalog_.tables;
+      for (std::sregex_iterator it(sql.begin(), sql.end(), kPair), end; it != end; ++it) {
+        const std::string from = (*it)[1].str() + "." + (*it)[2].str();
+        const std::string to = (*it)[3].str() + "." + (*it)[4].str();
+        if (!tables.contains(from)) return Error(ErrorKind::kServer, "no table " + from, 60);
+        if (tables.contains(to)) return Error(ErrorKind::kServer, "table " + to + " exists", 57);
+        tables[to] = tables[from];
+        tables.erase(from);
+      }
+      catalog_.tables = std::move(tables);
+      return std::string();
+    }
+    return Error(ErrorKind::kInternal, "the fake does not know: " + sql);
+  }
+
+ private:
+  Catalog& catalog_;
+  std::string version_;
+};
+
+class DestinationTest : public ::testing::Test {
+ protected:
+  /// A Destination opened over the catalog (a new one for each run, as after a restart).
+  std::unique_ptr<Destination> Open(const std::string& version = "18.16.1") {
+    auto destination = std::make_unique<Destination>(config_, cancel_);
+    auto opened = destination->OpenWith(std::make_unique<FakeClickHouse>(catalog_, version));
+    EXPECT_TRUE(opened.ok()) << opened.error().message();
+    return destination;
+  }
+
+  /// Runs `change` on a new Destination after each possible crash: the first run may do `k`
+  /// statements, then a second run (no crash) finishes; the tables must end as `expected` for every
+  /// k, and a first run that was not cut short must end so too. Returns the statements of that
+  /// whole run.
+  size_t ConvergesFromEveryCrash(const std::map<std::string, FakeTable>& start,
+                                 const std::function<Status(Destination&)>& change,
+                                 const std::map<std::string, FakeTable>& expected) {
+    for (int k = 0;; ++k) {
+      catalog_ = Catalog{start, {}, k};
+      std::unique_ptr<Destination> first = Open();
+      const Status cut = change(*first);
+      const bool crashed = catalog_.budget == 0 && !cut.ok();
+      catalog_.budget = -1;
+      const size_t whole = catalog_.statements.size();
+      std::unique_ptr<Destination> second = Open();
+      Status finished = change(*second);
+      if (!finished.ok()) {
+        ADD_FAILURE() << "after a crash past " << k << " statements: " << finished.error().message();
+        return 0;
+      }
+      EXPECT_EQ(catalog_.tables, expected) << "after a crash past " << k << " statements";
+      if (!crashed) {
+        EXPECT_TRUE(cut.ok()) << cut.error().message();
+        return whole;  // k reached the change's whole length: every crash point was walked
+      }
+      if (k >= 20) {
+        ADD_FAILURE() << "the change never finished";
+        return 0;
+      }
+    }
+  }
+
+  const clickhouse::DdlTarget target_ = [] {
+    clickhouse::DdlTarget t;
+    t.database = "db";
+    return t;
+  }();
+  PipeConfig config_;
+  std::atomic<bool> cancel_{false};
+  Catalog catalog_;
+};
+
+// ClickHouse before 21 empties a table by replacing it (TruncateDestination): create an empty copy,
+// swap the two names, drop the old one.
+TEST_F(DestinationTest, ATruncateOnAnOldServerConvergesFromACrashBetweenAnyTwoSteps) {
+  const size_t steps = ConvergesFromEveryCrash(
+      {{"db.t", {5, "ReplacingMergeTree(_chsync_version) ORDER BY a"}}, {"db.other", {3}}},
+      [&](Destination& d) { return d.TruncateDestination(target_, "t"); },
+      {{"db.t", {0, "ReplacingMergeTree(_chsync_version) ORDER BY a"}}, {"db.other", {3}}});
+  EXPECT_EQ(steps, 3u) << "create, swap, drop";
+}
+
+TEST_F(DestinationTest, MakingRoomMovesAKeptTableAsideOnceEvenAcrossACrash) {
+  ConvergesFromEveryCrash({{"db.t", {4}}}, [&](Destination& d) { return d.MakeRoom(target_, "t", "3_1234"); },
+                          {{"db.t__dropped_3_1234", {4}}});
+  // An empty table is dropped, not kept aside.
+  ConvergesFromEveryCrash({{"db.t", {0}}}, [&](Destination& d) { return d.MakeRoom(target_, "t", "3_1234"); },
+                          {});
+  // Replayed after the new table was made under the name (still empty): the kept one is aside
+  // already, and the new one stays.
+  ConvergesFromEveryCrash({{"db.t", {0}}, {"db.t__dropped_3_1234", {4}}},
+                          [&](Destination& d) { return d.MakeRoom(target_, "t", "3_1234"); },
+                          {{"db.t", {0}}, {"db.t__dropped_3_1234", {4}}});
+}
+
+TEST_F(DestinationTest, ARenameRunAgainAfterItsStepMovesNothingElse) {
+  clickhouse::DdlTarget other = target_;
+  other.database = "db2";
+  ConvergesFromEveryCrash({{"db.a", {2}}, {"db.b_was", {9}}},
+                          [&](Destination& d) { return d.RenameDestination(target_, "a", other, "b"); },
+                          {{"db2.b", {2}}, {"db.b_was", {9}}});
+  // Run again once done (a replay of the statement): the table that took the name stays.
+  catalog_.tables["db.a"] = FakeTable{7};
+  std::unique_ptr<Destination> again = Open();
+  ASSERT_TRUE(again->RenameDestination(target_, "a", other, "b").ok());
+  EXPECT_EQ(catalog_.tables.at("db2.b").rows, 2) << "the renamed table is never replaced";
+}
+
+TEST_F(DestinationTest, TheSchemaLogIsCreatedOncePerDatabase) {
+  std::unique_ptr<Destination> d = Open();
+  ASSERT_TRUE(d->EnsureSchemaLog("db").ok());
+  const size_t after_first = catalog_.statements.size();
+  EXPECT_GT(after_first, 0u);
+  ASSERT_TRUE(d->EnsureSchemaLog("db").ok());
+  EXPECT_EQ(catalog_.statements.size(), after_first);
+  ASSERT_TRUE(d->EnsureSchemaLog("db2").ok());
+  EXPECT_GT(catalog_.statements.size(), after_first);
+}
+
+}  // namespace
+}  // namespace chsync::pipe

@@ -1,0 +1,198 @@
+// Where each replicated table is in ClickHouse (its mapping and place), and the checks and creation
+// of its table there; the statements themselves go through the Destination (destination.h).
+
+#include <string>
+#include <vector>
+
+#include "clickhouse/ddl.h"
+#include "clickhouse/sql_quoting.h"
+#include "common/log.h"
+#include "pipe/pipeline_internal.h"
+#include "policy/adopt.h"
+
+namespace chsync::pipe {
+
+Pipe::Placement Pipe::PlaceFor(std::string_view database, std::string_view table) const {
+  EffectiveMapping mapping = MappingFor(database, table);
+  return {destination_.TargetIn(std::move(mapping.dest_database)), std::move(mapping.dest_table)};
+}
+
+Status Pipe::CheckPlaceFree(std::string_view database, std::string_view table,
+                            std::string_view moving) const {
+  const Placement place = PlaceFor(database, table);
+  const std::string key = TableKey(database, table);
+  for (const auto& [other, state] : tables_) {
+    if (other == key || other == moving) continue;
+    const Placement theirs = PlaceFor(state->dest.source.database, state->dest.source.name);
+    if (theirs.target.database == place.target.database && theirs.table == place.table) {
+      return Error(ErrorKind::kConfig,
+                   fmt::format("{} would be replicated into the ClickHouse table {}, which holds the "
+                               "replicated table {}: give one of them another dest in table_options",
+                               key, place.Qualified(), other));
+    }
+  }
+  return Status::Ok();
+}
+
+Status Pipe::CheckDistributedTables() {
+  if (!destination_.sharded()) return Status::Ok();
+  for (const auto& [key, table] : tables_) {
+    const Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys,
+                            destination_.ReadTableKeys(place.target, place.table));
+    if (!keys) continue;  // no local table yet: chsync creates both
+    CHSYNC_ASSIGN_OR_RETURN(std::string engine, destination_.DistributedEngine(place.target, place.table));
+    if (engine.empty()) {
+      // Dropped by someone (or by a crash between two steps): made again, and its rows routed.
+      CHSYNC_RETURN_IF_ERROR(destination_.EnsureDistributed(place.target, place.table, /*recreate=*/false));
+      CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
+      continue;
+    }
+    const auto differs = clickhouse::DistributedDiffers(
+        engine, place.target.cluster, place.target.local_database, place.table, keys->sorting_key);
+    if (differs) return destination_.ForeignDistributedError(place.target, place.table, differs->what);
+  }
+  return Status::Ok();
+}
+
+Status Pipe::CheckRouting() {
+  if (!checkpoint_.routing) {
+    // A checkpoint older than the field: what routes now is all there is to go by.
+    log::Info("recording the destination's routing: {}", DescribeRouting(destination_.routing_now()));
+    checkpoint_.routing = destination_.routing_now();
+    return Status::Ok();
+  }
+  // How keys print matters only for sharding keys that hold a decimal or a date (21.9 changed
+  // their text); keys of integers and strings hash alike on every version.
+  bool key_text_matters = false;
+  for (const schema::TableSchema* t : tracker_.Tables()) {
+    if (!filter_.Matches(t->database, t->name)) continue;
+    std::vector<std::string> key = clickhouse::ChooseSortingKey(*t).columns;
+    for (std::string& c : MappingFor(t->database, t->name).KeyColumns(*t)) key.push_back(std::move(c));
+    for (const std::string& name : key) {
+      const schema::Column* c = t->GetColumn(name);
+      using T = schema::ColumnType;
+      if (c != nullptr && (c->type == T::kDecimal || c->type == T::kDate || c->type == T::kDateTime ||
+                           c->type == T::kTimestamp)) {
+        key_text_matters = true;
+      }
+    }
+  }
+  if (std::optional<std::string> change =
+          RoutingChange(*checkpoint_.routing, destination_.routing_now(), key_text_matters)) {
+    return Error(
+        ErrorKind::kConfig,
+        *change +
+            ": new versions of a key would go to another shard than its rows in ClickHouse, and FINAL "
+            "(which merges each shard alone) would show both. Either restore the cluster (its shards and "
+            "shard_weight in remote_servers, the ClickHouse version, --dest-cluster), or run `chsync resync` "
+            "with the same flags to copy every table again under the new routing (docs/clusters.md, "
+            "\"Routing is recorded\")");
+  }
+  // Same routing; a key text found now replaces one no style matched before.
+  if (destination_.routing_now().key_text != "unknown") checkpoint_.routing = destination_.routing_now();
+  return Status::Ok();
+}
+
+DestinationTable Pipe::FreshDestination(const schema::TableSchema& tracked,
+                                        const std::vector<std::string>& also_excluded) const {
+  return NewDestination(tracked, destination_.caps(), MappingFor(tracked.database, tracked.name),
+                        also_excluded);
+}
+
+Result<bool> Pipe::CheckAdopted(const schema::TableSchema& tracked, const EffectiveMapping& mapping,
+                                const std::vector<std::string>& also_excluded, bool must_be_empty) {
+  const Placement place = PlaceFor(tracked.database, tracked.name);
+  const clickhouse::DdlTarget& target = place.target;
+  const std::string dest = place.Qualified();
+  if (!target.cluster.empty()) {
+    return Error(ErrorKind::kConfig, "table_options for " + tracked.QualifiedName() +
+                                         ": adopt is not available with dest_cluster yet (remove adopt: "
+                                         "chsync creates the cluster's tables)");
+  }
+  CHSYNC_ASSIGN_OR_RETURN(std::string table_answer,
+                          destination_.connection().Query(ExistingTableQuery(target.database, place.table)));
+  CHSYNC_ASSIGN_OR_RETURN(std::string columns_answer,
+                          destination_.connection().Query(
+                              ExistingColumnsQuery(target.database, place.table, destination_.caps())));
+  auto existing = ParseExistingTable(table_answer, columns_answer, destination_.caps());
+  if (!existing.ok() && existing.error().kind() == ErrorKind::kNotFound) {
+    log::Info("{}: table_options adopt it, but ClickHouse has no table {}: chsync creates it",
+              tracked.QualifiedName(), dest);
+    return false;
+  }
+  if (!existing.ok()) return std::move(existing).error();
+  clickhouse::CreateOptions options = mapping.CreateOptions();
+  options.table.clear();
+  CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableLayout wanted,
+                          clickhouse::DestinationLayout(
+                              NewDestination(tracked, destination_.caps(), mapping, also_excluded).source,
+                              destination_.caps(), target, options));
+  const AdoptionReport report = CompareForAdoption(wanted, *existing);
+  CHSYNC_RETURN_IF_ERROR(CheckAdoption(report, tracked.QualifiedName(), dest));
+  for (const std::string& note : report.notes)
+    log::Info("adopting {} for {}: {}", dest, tracked.QualifiedName(), note);
+  if (must_be_empty) {
+    CHSYNC_ASSIGN_OR_RETURN(std::string rows, destination_.RowCount(target, place.table));
+    while (!rows.empty() && (rows.back() == '\n' || rows.back() == '\r')) rows.pop_back();
+    if (rows != "0") {
+      return Error(
+          ErrorKind::kConfig,
+          fmt::format("cannot adopt the ClickHouse table {} for {}: it holds {} rows, and chsync copies "
+                      "the source into an empty table (rows it did not write might not exist at the "
+                      "source); empty it (TRUNCATE TABLE {}) or drop it",
+                      dest, tracked.QualifiedName(), rows, dest));
+    }
+  }
+  return true;
+}
+
+Status Pipe::CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name,
+                               const DestinationTable* carried) {
+  // The table's `table_options:`, checked before anything is dropped.
+  EffectiveMapping mapping = MappingFor(tracked.database, tracked.name);
+  if (carried != nullptr) mapping.AcceptRenamedAway(carried->excluded, carried->clickhouse_names);
+  clickhouse::DdlTarget target = destination_.TargetIn(mapping.dest_database);
+  CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, tracked, destination_.caps(), target));
+  schema::TableSchema table =
+      NewDestination(tracked, destination_.caps(), mapping,
+                     carried != nullptr ? carried->excluded : std::vector<std::string>{})
+          .source;
+  table.name = name.empty() ? mapping.dest_table : name;
+  if (!mapping.IsDefault()) {
+    for (const std::string& line : mapping.Describe())
+      log::Info("creating {}: {}", table.QualifiedName(), line);
+  }
+  if (mapping.adopt && name.empty()) {
+    // The user's table is used as it is (emptied when the table is copied again), never replaced;
+    // an online rebuild's new table (`name`) is created as chsync lays it out.
+    CHSYNC_ASSIGN_OR_RETURN(
+        bool adopted,
+        CheckAdopted(tracked, mapping, carried != nullptr ? carried->excluded : std::vector<std::string>{},
+                     /*must_be_empty=*/false));
+    if (adopted) {
+      log::Info("{}: using the ClickHouse table {}.{} (adopt)", tracked.QualifiedName(), target.database,
+                table.name);
+      return replace ? destination_.TruncateDestination(target, table.name) : Status::Ok();
+    }
+  }
+  clickhouse::CreateOptions options = mapping.CreateOptions();
+  options.table.clear();  // named by `table`
+  CHSYNC_RETURN_IF_ERROR(destination_.Ddl(clickhouse::CreateDatabase(target)));
+  if (target.sharded)
+    CHSYNC_RETURN_IF_ERROR(destination_.Ddl(clickhouse::CreateDatabase(target.StorageDatabase(), target)));
+  if (replace) CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(target, table.name));
+  CHSYNC_ASSIGN_OR_RETURN(std::string create,
+                          clickhouse::CreateTable(table, destination_.caps(), target, options));
+  CHSYNC_RETURN_IF_ERROR(destination_.Ddl(create));
+  return destination_.EnsureDistributed(target, table.name, /*recreate=*/false);
+}
+
+std::string Pipe::DestinationLine() const {
+  const std::string node = flusher_ != nullptr        ? flusher_->Describe()
+                           : destination_.connected() ? destination_.connection().Describe()
+                                                      : "";
+  return destination_.Describe(node);
+}
+
+}  // namespace chsync::pipe
