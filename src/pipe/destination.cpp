@@ -719,4 +719,38 @@ Status Destination::EnsureSchemaLog(const std::string& database) {
   return Status::Ok();
 }
 
+Status Destination::BeginJournaled(const std::string& state_dir, std::string_view file, uint64_t position) {
+  if (!journal_) {
+    CHSYNC_ASSIGN_OR_RETURN(DdlJournal journal, DdlJournal::Open(state_dir));
+    journal_ = std::move(journal);
+  }
+  return journal_->Forget(file, position);
+}
+
+Status Destination::RunStepOnce(const DdlStep& step, const std::function<Status()>& run) {
+  if (journal_->Done(step)) {
+    log::Info("{}: done in ClickHouse before the restart, not run again", step.ToString());
+    return Status::Ok();
+  }
+  CHSYNC_RETURN_IF_ERROR(run());
+  Status recorded = journal_->Record(step);
+  if (!recorded.ok()) journal_.reset();  // its file may end in a torn line: read it again first
+  return recorded;
+}
+
+Status Destination::SwapIn(const clickhouse::DdlTarget& target, const std::string& name,
+                           const std::string& temp, const std::string& replaced) {
+  // Each step is skipped when a crash let it run already (see RenameDestination).
+  CHSYNC_ASSIGN_OR_RETURN(bool temp_exists, DestinationTableExists(target, temp));
+  if (temp_exists) {
+    CHSYNC_RETURN_IF_ERROR(DropDestination(target, replaced));
+    CHSYNC_RETURN_IF_ERROR(RenameDestination(target, name, target, replaced));
+    CHSYNC_RETURN_IF_ERROR(RenameDestination(target, temp, target, name));
+  }
+  // A crash between the second rename and the Distributed table over it (issue 33, case 4): the
+  // local table is swapped in already, its Distributed table not yet.
+  CHSYNC_RETURN_IF_ERROR(EnsureDistributed(target, name, /*recreate=*/false));
+  return DropDestination(target, replaced);
+}
+
 }  // namespace chsync::pipe

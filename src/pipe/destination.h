@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <set>
@@ -20,6 +21,7 @@
 #include "policy/ddl_policy.h"
 #include "schema/table_schema.h"
 #include "state/checkpoint.h"
+#include "state/ddl_journal.h"
 
 namespace chsync::pipe {
 
@@ -127,6 +129,21 @@ class Destination {
   /// Creates `_chsync_schema_log` in destination database `database` unless this object did already.
   Status EnsureSchemaLog(const std::string& database);
 
+  /// Before the journaled steps of a source statement (RunStepOnce): opens the journal of state
+  /// directory `state_dir` (ddl_journal.h) if needed, and forgets the steps of statements before
+  /// `file`:`position`, the resume position of the saved checkpoint (never replayed).
+  Status BeginJournaled(const std::string& state_dir, std::string_view file, uint64_t position);
+  /// Runs `run`, ClickHouse step `step` of a source statement, unless the journal records it as
+  /// done by an earlier pass over the statement (a crash came before the checkpoint after it);
+  /// records it once `run` succeeded. BeginJournaled came first.
+  Status RunStepOnce(const DdlStep& step, const std::function<Status()>& run);
+
+  /// Swaps table `temp` (a rebuild's copy) in for table `name`: `name` becomes `replaced`, `temp`
+  /// becomes `name`, the Distributed table is made over it and `replaced` is dropped. Run again after
+  /// a crash between any two of those steps, it goes on from there.
+  Status SwapIn(const clickhouse::DdlTarget& target, const std::string& name, const std::string& temp,
+                const std::string& replaced);
+
  private:
   /// Reads the topology of config.dest_cluster and checks that its nodes have the macros the
   /// table paths use; the connections opened after it carry the cluster's settings.
@@ -153,6 +170,8 @@ class Destination {
   std::set<std::string> unrouted_said_;
   /// Destination databases whose `_chsync_schema_log` exists.
   std::set<std::string> schema_logs_;
+  /// The ClickHouse steps of the last statements run step by step (RunStepOnce).
+  std::optional<DdlJournal> journal_;
 };
 
 }  // namespace chsync::pipe

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/test_util.h"
+
 namespace chsync::pipe {
 namespace {
 
@@ -205,6 +207,73 @@ TEST_F(DestinationTest, TheSchemaLogIsCreatedOncePerDatabase) {
   EXPECT_EQ(catalog_.statements.size(), after_first);
   ASSERT_TRUE(d->EnsureSchemaLog("db2").ok());
   EXPECT_GT(catalog_.statements.size(), after_first);
+}
+
+// A rebuild's copy replaces the table (the end of an online rebuild, rebuild.cpp).
+TEST_F(DestinationTest, ASwapInConvergesFromACrashBetweenAnyTwoSteps) {
+  const FakeTable old_rows{5, "ReplacingMergeTree(_chsync_version) ORDER BY a"};
+  const FakeTable copied{9, "ReplacingMergeTree(_chsync_version) ORDER BY (a, b)"};
+  const size_t steps = ConvergesFromEveryCrash(
+      {{"db.t", old_rows}, {"db.t__chsync_rebuild", copied}, {"db.other", {3}}},
+      [&](Destination& d) { return d.SwapIn(target_, "t", "t__chsync_rebuild", "t__chsync_replaced"); },
+      {{"db.t", copied}, {"db.other", {3}}});
+  // A stale replaced table dropped, the old table renamed aside and the copy renamed in (each after
+  // CREATE DATABASE IF NOT EXISTS), the old one dropped.
+  EXPECT_EQ(steps, 6u);
+}
+
+// `RENAME TABLE t TO _t_del, _t_gho TO t` (gh-ost's cut-over): each rename is a journaled step of the
+// statement. A replay after a crash runs only what did not run, and a replay of the whole statement
+// runs nothing: the `t` that took the name is never moved again.
+TEST_F(DestinationTest, JournaledStepsRunOnceAcrossRestarts) {
+  const std::map<std::string, FakeTable> start{{"db.t", {5}}, {"db._t_gho", {8}}};
+  const std::map<std::string, FakeTable> expected{{"db._t_del", {5}}, {"db.t", {8}}};
+  auto statement = [&](Destination& d, const std::string& state_dir) -> Status {
+    CHSYNC_RETURN_IF_ERROR(d.BeginJournaled(state_dir, "binlog.000003", 4));
+    CHSYNC_RETURN_IF_ERROR(d.RunStepOnce({"binlog.000003", 1234, "0/rename"}, [&] {
+      return d.RenameDestination(target_, "t", target_, "_t_del");
+    }));
+    return d.RunStepOnce({"binlog.000003", 1234, "1/rename"},
+                         [&] { return d.RenameDestination(target_, "_t_gho", target_, "t"); });
+  };
+  // Each rename is two statements (CREATE DATABASE IF NOT EXISTS, RENAME): a crash past 0 to 3.
+  for (int k = 0; k <= 4; ++k) {
+    test::TempDir state;
+    catalog_ = Catalog{start, {}, k};
+    Status cut = statement(*Open(), state.path());
+    EXPECT_EQ(cut.ok(), k == 4) << "k=" << k;
+    catalog_.budget = -1;
+    Status finished = statement(*Open(), state.path());
+    ASSERT_TRUE(finished.ok()) << "k=" << k << ": " << finished.error().message();
+    EXPECT_EQ(catalog_.tables, expected) << "after a crash past " << k << " statements";
+    // A later statement drops `_t_del`, and a crash comes before the checkpoint after both: the
+    // rename is replayed, with a `t` there to rename again and no `_t_del` in the way. Nothing runs.
+    catalog_.tables.erase("db._t_del");
+    const size_t statements = catalog_.statements.size();
+    ASSERT_TRUE(statement(*Open(), state.path()).ok());
+    EXPECT_EQ(catalog_.statements.size(), statements) << "k=" << k;
+    EXPECT_EQ(catalog_.tables, (std::map<std::string, FakeTable>{{"db.t", {8}}})) << "k=" << k;
+  }
+  // Once a checkpoint past the statement is saved, its steps are forgotten: the same coordinates
+  // (another binlog with the same file names, after RESET MASTER) run again.
+  test::TempDir state;
+  catalog_ = Catalog{start, {}, -1};
+  {
+    std::unique_ptr<Destination> d = Open();
+    ASSERT_TRUE(statement(*d, state.path()).ok());
+    ASSERT_TRUE(d->BeginJournaled(state.path(), "binlog.000003", 2000).ok());
+  }
+  std::unique_ptr<Destination> later = Open();
+  ASSERT_TRUE(later->BeginJournaled(state.path(), "binlog.000003", 2000).ok());
+  int ran = 0;
+  ASSERT_TRUE(later
+                  ->RunStepOnce({"binlog.000003", 1234, "0/rename"},
+                                [&] {
+                                  ++ran;
+                                  return Status::Ok();
+                                })
+                  .ok());
+  EXPECT_EQ(ran, 1);
 }
 
 }  // namespace

@@ -1,22 +1,20 @@
 # The pipe itself: set-up, snapshot orchestration, the binlog stream, checkpoints, status.
 target_sources(chsync_pipe PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cascades.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/checkpointer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/clock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/destination.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_set.cpp
   ${CMAKE_CURRENT_LIST_DIR}/flusher.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/live_tables.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/names.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rebuild.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/rebuilds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_control.cpp)
 
-chsync_test(flusher_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/flusher_test.cpp
-  DEPS chsync_pipe)
-
-chsync_test(cascades_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/cascades_test.cpp
-  DEPS chsync_pipe)
-
-chsync_test(destination_test
-  SOURCES ${CMAKE_CURRENT_LIST_DIR}/destination_test.cpp
-  DEPS chsync_pipe)
+# Unit tests of the engine's parts (fakes where a server is not needed).
+foreach(part flusher cascades destination live_tables checkpointer rebuilds table_set)
+  chsync_test(${part}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/${part}_test.cpp DEPS chsync_pipe)
+endforeach()

@@ -26,31 +26,6 @@
 
 namespace chsync::pipe {
 
-uint64_t NowMs() {
-  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   std::chrono::system_clock::now().time_since_epoch())
-                                   .count());
-}
-
-std::string Coordinate(std::string_view file, uint64_t position) {
-  return std::string(file) + ":" + std::to_string(position);
-}
-
-std::chrono::steady_clock::time_point CoarseSteadyNow() {
-  timespec now{};
-  if (clock_gettime(CLOCK_MONOTONIC_COARSE, &now) != 0) return std::chrono::steady_clock::now();
-  return std::chrono::steady_clock::time_point(
-      std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::seconds(now.tv_sec) +
-                                                                      std::chrono::nanoseconds(now.tv_nsec)));
-}
-
-std::string TableKey(std::string_view database, std::string_view table) {
-  std::string key;
-  key.reserve(database.size() + 1 + table.size());
-  key.append(database).append(1, '.').append(table);
-  return key;
-}
-
 namespace {
 
 /// A replica id from the state directory's path: stable across restarts, different for pipes
@@ -81,33 +56,22 @@ Pipe::~Pipe() {
   cancel_ = true;
   quit_watch_ = true;
   stop_watch_.join();
-  StopRebuilds();
+  Rebuilds::StopAll(set_.tables());
   flusher_.reset();
 }
 
 Status Pipe::Open() {
   const PipeConfig& c = request_.config;
-  CHSYNC_ASSIGN_OR_RETURN(sources_, mysql::SourceSet::Parse(c.source));
-  for (const std::string& one : sources_.urls()) {
-    auto url = ParseUrl(one);
-    if (!url.ok()) return std::move(url.error().AddContext("--source"));
-    auto options = mysql::OptionsFromUrl(*url);
-    if (!options.ok()) return std::move(options.error().AddContext("--source"));
-  }
-  if (!c.tables.empty()) {
-    auto filter = mysql::TableFilter::Parse(c.tables);
-    if (!filter.ok()) return std::move(filter.error().AddContext("--tables"));
-    filter_ = std::move(filter).value();
-  }
+  CHSYNC_RETURN_IF_ERROR(source_.Configure(c.source));
+  CHSYNC_RETURN_IF_ERROR(set_.Configure());
   server_id_ = c.server_id != 0 ? c.server_id : ServerIdFromPath(c.state);
 
-  CHSYNC_ASSIGN_OR_RETURN(state_, StateDir::Open(c.state));
-  CHSYNC_ASSIGN_OR_RETURN(Lineage lineage, Lineage::Load(state_->path()));
-  lineage_.emplace(std::move(lineage));
+  CHSYNC_RETURN_IF_ERROR(checkpointer_.Open(c.state));
+  CHSYNC_ASSIGN_OR_RETURN(Versions versions, Versions::Load(checkpointer_.path()));
+  versions_.emplace(std::move(versions));
   // The servers in the order given; with a checkpoint, one that holds what the pipe applied.
-  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> saved, state_->Load());
-  std::vector<size_t> order(sources_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> saved, checkpointer_.Load());
+  const std::vector<size_t> order = source_.Order();
   // A source that does not answer at start (a handshake that times out or is reset, a server
   // still starting, a link cut) is waited for with back-off, as a reconnect would be; a refused
   // password or a server set up wrongly stops at once.
@@ -137,99 +101,105 @@ Status Pipe::Open() {
       return Status::Ok();
     }
   }
-  status_.source = DescribeSource();
+  status_.source = source_.Describe();
 
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, destination_.Open());
-  log::Info("source {} ({} {}), {} metadata; destination {} (ClickHouse {}.{})", source_options_.Address(),
-            mysql::FlavorName(server_.flavor), server_.version_string,
-            full_metadata_ ? "FULL row" : "MINIMAL row (ordinal mode)", destination_.connection().Describe(),
-            version.major, version.minor);
+  log::Info("source {} ({} {}), {} metadata; destination {} (ClickHouse {}.{})", source_.options().Address(),
+            mysql::FlavorName(source_.server().flavor), source_.server().version_string,
+            source_.full_metadata() ? "FULL row" : "MINIMAL row (ordinal mode)",
+            destination_.connection().Describe(), version.major, version.minor);
   return Status::Ok();
 }
 
 PolicyContext Pipe::ContextFor(std::string_view source_database, std::string_view table) const {
   PolicyContext context;
-  context.ordinal_mode = !full_metadata_;
+  context.ordinal_mode = !source_.full_metadata();
   context.caps = destination_.caps();
   context.policy = request_.config.policies.For(source_database, table);
-  context.mapping = MappingFor(source_database, table);
+  context.mapping = set_.MappingFor(source_database, table);
   context.target = table.empty() ? destination_.TargetFor(source_database)
                                  : destination_.TargetIn(context.mapping.dest_database);
-  if (auto it = tables_.find(TableKey(source_database, table)); it != tables_.end()) {
-    const schema::TableSchema& source = it->second->dest.source;
-    for (int i : it->second->key_indexes) {
-      if (i >= 0 && static_cast<size_t>(i) < source.columns.size())
-        context.clickhouse_key_columns.push_back(source.columns[static_cast<size_t>(i)].name);
-    }
-  }
+  context.clickhouse_key_columns = set_.KeyColumns(TableKey(source_database, table));
   return context;
 }
 
-namespace {
+Status Pipe::CheckDistributedTables() {
+  if (!destination_.sharded()) return Status::Ok();
+  for (const auto& [key, table] : set_.tables()) {
+    const Placement place = set_.PlaceFor(table->dest.source.database, table->dest.source.name);
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys,
+                            destination_.ReadTableKeys(place.target, place.table));
+    if (!keys) continue;  // no local table yet: chsync creates both
+    CHSYNC_ASSIGN_OR_RETURN(std::string engine, destination_.DistributedEngine(place.target, place.table));
+    if (engine.empty()) {
+      // Dropped by someone (or by a crash between two steps): made again, and its rows routed.
+      CHSYNC_RETURN_IF_ERROR(destination_.EnsureDistributed(place.target, place.table, /*recreate=*/false));
+      CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
+      continue;
+    }
+    const auto differs = clickhouse::DistributedDiffers(
+        engine, place.target.cluster, place.target.local_database, place.table, keys->sorting_key);
+    if (differs) return destination_.ForeignDistributedError(place.target, place.table, differs->what);
+  }
+  return Status::Ok();
+}
 
-/// `name` as `_…_<base>_<suffix>` with suffix one of `suffixes`: the base table's name, or "".
-std::string MigrationBase(std::string_view name, std::initializer_list<std::string_view> suffixes) {
-  if (name.size() < 3 || name.front() != '_') return "";
-  size_t begin = name.find_first_not_of('_');
-  if (begin == std::string_view::npos) return "";
-  for (std::string_view suffix : suffixes) {
-    if (name.size() > begin + suffix.size() + 1 && name.ends_with(suffix) &&
-        name[name.size() - suffix.size() - 1] == '_') {
-      return std::string(name.substr(begin, name.size() - suffix.size() - 1 - begin));
+Status Pipe::CheckRouting() {
+  if (!checkpoint_.routing) {
+    // A checkpoint older than the field: what routes now is all there is to go by.
+    log::Info("recording the destination's routing: {}", DescribeRouting(destination_.routing_now()));
+    checkpoint_.routing = destination_.routing_now();
+    return Status::Ok();
+  }
+  // How keys print matters only for sharding keys that hold a decimal or a date (21.9 changed
+  // their text); keys of integers and strings hash alike on every version.
+  bool key_text_matters = false;
+  for (const schema::TableSchema* t : tracker_.Tables()) {
+    if (!set_.filter().Matches(t->database, t->name)) continue;
+    std::vector<std::string> key = clickhouse::ChooseSortingKey(*t).columns;
+    for (std::string& c : set_.MappingFor(t->database, t->name).KeyColumns(*t)) key.push_back(std::move(c));
+    for (const std::string& name : key) {
+      const schema::Column* c = t->GetColumn(name);
+      using T = schema::ColumnType;
+      if (c != nullptr && (c->type == T::kDecimal || c->type == T::kDate || c->type == T::kDateTime ||
+                           c->type == T::kTimestamp)) {
+        key_text_matters = true;
+      }
     }
   }
-  return "";
+  if (std::optional<std::string> change =
+          RoutingChange(*checkpoint_.routing, destination_.routing_now(), key_text_matters)) {
+    return Error(
+        ErrorKind::kConfig,
+        *change +
+            ": new versions of a key would go to another shard than its rows in ClickHouse, and FINAL "
+            "(which merges each shard alone) would show both. Either restore the cluster (its shards and "
+            "shard_weight in remote_servers, the ClickHouse version, --dest-cluster), or run `chsync resync` "
+            "with the same flags to copy every table again under the new routing (docs/clusters.md, "
+            "\"Routing is recorded\")");
+  }
+  // Same routing; a key text found now replaces one no style matched before.
+  if (destination_.routing_now().key_text != "unknown") checkpoint_.routing = destination_.routing_now();
+  return Status::Ok();
 }
 
-}  // namespace
-
-EffectiveMapping Pipe::MappingFor(std::string_view database, std::string_view table) const {
-  const PipeConfig& config = request_.config;
-  const std::string base = MigrationBase(table, {"gho", "ghc", "del", "old", "new"});
-  if (base.empty() || !(tables_.contains(TableKey(database, base)) || filter_.Matches(database, base)))
-    return config.mappings.For(database, table, config.dest_database);
-  // A table an online schema migration tool made for a replicated table (its shadow, the old table it
-  // renames away) takes the base table's options, so that excluded columns never reach ClickHouse
-  // through the shadow and the swap brings ORDER BY, renames and codecs along; its ClickHouse name is
-  // made from the base's as the tool made its own (`_orders_v2_gho` for `_orders_gho`).
-  EffectiveMapping m = config.mappings.For(database, base, config.dest_database);
-  const size_t begin = table.find_first_not_of('_');
-  m.source_table = std::string(table);
-  m.dest_table =
-      std::string(table.substr(0, begin)) + m.dest_table + std::string(table.substr(begin + base.size()));
-  // The migration may drop or rename a column the base's entries name: not an error in its copy.
-  for (NamedColumn& n : m.excluded) n.exact = false;
-  for (auto& [n, to] : m.renamed) n.exact = false;
-  for (auto& [n, options] : m.columns) n.exact = false;
-  return m;
-}
-
-bool Pipe::ShouldReplicate(std::string_view database, std::string_view name) const {
-  if (filter_.Matches(database, name)) return true;
-  std::string base = MigrationBase(name, {"gho", "new"});
-  return !base.empty() && tables_.contains(TableKey(database, base));
-}
-
-bool Pipe::IsMigrationLeftover(std::string_view database, std::string_view name) const {
-  std::string base = MigrationBase(name, {"gho", "ghc", "del", "old", "new"});
-  return !base.empty() && (tables_.contains(TableKey(database, base)) || filter_.Matches(database, base));
+std::string Pipe::DestinationLine() const {
+  const std::string node = flusher_ != nullptr        ? flusher_->Describe()
+                           : destination_.connected() ? destination_.connection().Describe()
+                                                      : "";
+  return destination_.Describe(node);
 }
 
 Result<std::vector<schema::TableSchema>> Pipe::LoadSourceSchemas(
     const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep) {
-  CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> all,
-                          mysql::LoadTableSchemas(*control_, databases, server_.is_mariadb()));
+  CHSYNC_ASSIGN_OR_RETURN(
+      std::vector<schema::TableSchema> all,
+      mysql::LoadTableSchemas(source_.control(), databases, source_.server().is_mariadb()));
   std::vector<schema::TableSchema> out;
   for (schema::TableSchema& t : all) {
     if (keep(t)) out.push_back(std::move(t));
   }
   return out;
-}
-
-std::optional<std::string> Pipe::MariaBinlogGtid() {
-  auto gtid = control_->QueryValue("SELECT @@GLOBAL.gtid_binlog_pos");
-  if (!gtid.ok() || !gtid->has_value()) return std::nullopt;
-  return **gtid;
 }
 
 Result<SourcePosition> Pipe::StablePoint(const std::vector<std::string>& databases,
@@ -243,26 +213,26 @@ Result<SourcePosition> Pipe::StablePoint(const std::vector<std::string>& databas
     // did not change, no transaction was written in between, so it names the same point (the
     // server writes a transaction's events and its GTID under the lock SHOW BINLOG STATUS takes).
     std::optional<std::string> gtid_before;
-    if (server_.is_mariadb()) gtid_before = MariaBinlogGtid();
-    CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate at, mysql::CurrentBinlogPosition(*control_));
+    if (source_.server().is_mariadb()) gtid_before = source_.MariaBinlogGtid();
+    CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate at, mysql::CurrentBinlogPosition(source_.control()));
     std::optional<std::string> gtid_after;
-    if (server_.is_mariadb()) gtid_after = MariaBinlogGtid();
+    if (source_.server().is_mariadb()) gtid_after = source_.MariaBinlogGtid();
     CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> after, LoadSourceSchemas(databases, keep));
     if (before == after) {
       SourcePosition position{at.file, at.position, ""};
-      if (!server_.is_mariadb() && server_.gtid_mode == "ON") {
+      if (!source_.server().is_mariadb() && source_.server().gtid_mode == "ON") {
         position.gtid_set = at.gtid_set;  // Executed_Gtid_Set, read with the position
-      } else if (server_.is_mariadb() && gtid_before && gtid_before == gtid_after) {
+      } else if (source_.server().is_mariadb() && gtid_before && gtid_before == gtid_after) {
         position.gtid_set = *gtid_before;
-      } else if (server_.is_mariadb()) {
+      } else if (source_.server().is_mariadb()) {
         // Transactions were committed meanwhile: the server computes it from the position, reading
         // the binlog file from its start (0.1-0.5 s for a few hundred MB).
         log::Debug(
             "the GTID position moved while the binlog position was read; asking the server for the "
             "GTID position at {}",
             Coordinate(at.file, at.position));
-        auto gtid = control_->QueryValue("SELECT BINLOG_GTID_POS(" + mysql::QuoteString(at.file) + ", " +
-                                         std::to_string(at.position) + ")");
+        auto gtid = source_.control().QueryValue("SELECT BINLOG_GTID_POS(" + mysql::QuoteString(at.file) +
+                                                 ", " + std::to_string(at.position) + ")");
         if (gtid.ok() && gtid->has_value()) position.gtid_set = **gtid;
       }
       schemas = std::move(after);
@@ -277,7 +247,7 @@ Result<SourcePosition> Pipe::StablePoint(const std::vector<std::string>& databas
 
 Result<std::vector<std::string>> Pipe::SelectedDatabases() {
   CHSYNC_ASSIGN_OR_RETURN(mysql::QueryResult r,
-                          control_->Query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA"));
+                          source_.control().Query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA"));
   std::vector<std::string> out;
   for (const auto& row : r.rows) {
     if (!row[0]) continue;
@@ -290,8 +260,8 @@ Result<std::vector<std::string>> Pipe::SelectedDatabases() {
 Status Pipe::LoadDatabaseDefaults(schema::Tracker& tracker) {
   CHSYNC_ASSIGN_OR_RETURN(
       mysql::QueryResult r,
-      control_->Query("SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM "
-                      "information_schema.SCHEMATA"));
+      source_.control().Query("SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM "
+                              "information_schema.SCHEMATA"));
   for (const auto& row : r.rows) {
     if (!row[0] || !row[1] || !row[2]) continue;
     tracker.SetDatabaseDefaults(*row[0], *row[1], *row[2]);
@@ -302,23 +272,23 @@ Status Pipe::LoadDatabaseDefaults(schema::Tracker& tracker) {
 Status Pipe::Initialize() {
   // A fresh start: the position first, then the schemas in force there, then the tables.
   CHSYNC_ASSIGN_OR_RETURN(std::vector<std::string> databases, SelectedDatabases());
-  auto keep = [this](const schema::TableSchema& t) { return filter_.Matches(t.database, t.name); };
+  auto keep = [this](const schema::TableSchema& t) { return set_.filter().Matches(t.database, t.name); };
   std::vector<schema::TableSchema> schemas;
   CHSYNC_ASSIGN_OR_RETURN(SourcePosition start, StablePoint(databases, keep, schemas));
   if (schemas.empty()) {
-    return Error(ErrorKind::kConfig,
-                 "no table on " + source_options_.Address() + " matches --tables '" + filter_.spec() + "'");
+    return Error(ErrorKind::kConfig, "no table on " + source_.options().Address() + " matches --tables '" +
+                                         set_.filter().spec() + "'");
   }
   // XA transactions prepared now were written to the binlog before the start position, and the
   // snapshot cannot see their rows: if one commits later, its rows are in neither.
-  if (auto prepared = control_->Query("XA RECOVER"); prepared.ok() && !prepared->rows.empty()) {
+  if (auto prepared = source_.control().Query("XA RECOVER"); prepared.ok() && !prepared->rows.empty()) {
     log::Warn(
         "{} XA transaction(s) are prepared on the source and not yet committed: if they commit later, their "
         "rows reach ClickHouse only through `chsync resync --table DB.TABLE` for the tables they wrote "
         "(start the pipe when `XA RECOVER` lists none)",
         prepared->rows.size());
   }
-  schema::Tracker tracker({full_metadata_, server_.is_mariadb()});
+  schema::Tracker tracker({source_.full_metadata(), source_.server().is_mariadb()});
   CHSYNC_RETURN_IF_ERROR(LoadDatabaseDefaults(tracker));
   // Every table's `table_options:` are checked before any destination table is replaced.
   std::vector<std::pair<std::string, std::string>> names;
@@ -326,31 +296,31 @@ Status Pipe::Initialize() {
   for (const schema::TableSchema& t : schemas) names.emplace_back(t.database, t.name);
   CHSYNC_RETURN_IF_ERROR(request_.config.mappings.CheckDestinations(names, request_.config.dest_database));
   for (const schema::TableSchema& t : schemas) {
-    const EffectiveMapping mapping = MappingFor(t.database, t.name);
+    const EffectiveMapping mapping = set_.MappingFor(t.database, t.name);
     CHSYNC_RETURN_IF_ERROR(
         CheckForPipe(mapping, t, destination_.caps(), destination_.TargetIn(mapping.dest_database)));
     if (mapping.adopt) {
-      auto adoptable = CheckAdopted(t, mapping, {}, /*must_be_empty=*/true);
+      auto adoptable = set_.CheckAdopted(t, mapping, {}, /*must_be_empty=*/true);
       if (!adoptable.ok()) return std::move(adoptable).error();
     }
   }
   Checkpoint checkpoint;
-  checkpoint.source = source_identity_;
+  checkpoint.source = source_.identity();
   checkpoint.stream_start = start;
   checkpoint.resume = start;
   // Every table is copied again: what was sent before says nothing of this server any longer.
-  CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(start.gtid_set));
+  CHSYNC_RETURN_IF_ERROR(versions_->lineage().NoteSent(start.gtid_set));
   for (schema::TableSchema& t : schemas) {
     // Tables left by an earlier pipe (or a run that crashed before its first checkpoint) are
     // replaced: rows they hold may no longer exist at the source.
-    CHSYNC_RETURN_IF_ERROR(CreateDestination(t, /*replace=*/true));
+    CHSYNC_RETURN_IF_ERROR(set_.CreateDestination(t, /*replace=*/true));
     checkpoint.snapshot.push_back({t.database, t.name, TableSnapshot::State::kPending, "", 0, std::nullopt});
     tracker.SetTable(std::move(t));
   }
   checkpoint.schemas = tracker.Serialize();
   checkpoint.routing = destination_.routing_now();
   checkpoint.saved_at_ms = NowMs();
-  CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint));
+  CHSYNC_RETURN_IF_ERROR(checkpointer_.Save(checkpoint));
   log::Info("starting at {} ({} tables); destination tables created", Coordinate(start.file, start.position),
             checkpoint.snapshot.size());
   return Status::Ok();
@@ -363,10 +333,10 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   }
   std::string database = qualified.substr(0, dot);
   std::string name = qualified.substr(dot + 1);
-  if (!filter_.Matches(database, name)) {
-    return Error(
-        ErrorKind::kUsage,
-        "table " + qualified + " is not replicated (it does not match --tables '" + filter_.spec() + "')");
+  if (!set_.filter().Matches(database, name)) {
+    return Error(ErrorKind::kUsage, "table " + qualified +
+                                        " is not replicated (it does not match --tables '" +
+                                        set_.filter().spec() + "')");
   }
   auto keep = [&](const schema::TableSchema& t) { return t.database == database && t.name == name; };
   std::vector<schema::TableSchema> schemas;
@@ -381,7 +351,7 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   for (const DestinationState& d : checkpoint_.destinations) {
     if (d.table == qualified) carried.excluded = d.excluded;
   }
-  CHSYNC_RETURN_IF_ERROR(CreateDestination(schemas[0], /*replace=*/true, "", &carried));
+  CHSYNC_RETURN_IF_ERROR(set_.CreateDestination(schemas[0], /*replace=*/true, "", &carried));
   tracker_.SetTable(schemas[0]);
   bool found = false;
   for (TableSnapshot& s : checkpoint_.snapshot) {
@@ -398,7 +368,7 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   std::erase_if(checkpoint_.held, [&](const HeldTable& h) { return h.table == qualified; });
   if (checkpoint_.held.size() != was_held) log::Info("resync of {}: it is no longer held", qualified);
   // The copy's layout: the carried exclusions and what table_options exclude and rename now.
-  const DestinationTable fresh = FreshDestination(schemas[0], carried.excluded);
+  const DestinationTable fresh = set_.FreshDestination(schemas[0], carried.excluded);
   checkpoint_.destinations.push_back({qualified,
                                       fresh.kept_columns,
                                       {fresh.clickhouse_defaults.begin(), fresh.clickhouse_defaults.end()},
@@ -407,21 +377,22 @@ Status Pipe::ResyncTable(const std::string& qualified) {
                                       fresh.excluded});
   for (const RebuildState& r : checkpoint_.rebuilds) {
     if (r.database == database && r.table == name)
-      CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(PlaceFor(database, name).target, r.temp_table));
+      CHSYNC_RETURN_IF_ERROR(
+          destination_.DropDestination(set_.PlaceFor(database, name).target, r.temp_table));
   }
   std::erase_if(checkpoint_.rebuilds,
                 [&](const RebuildState& r) { return r.database == database && r.table == name; });
   checkpoint_.schemas = tracker_.Serialize();
   checkpoint_.saved_at_ms = NowMs();
-  CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint_));
+  CHSYNC_RETURN_IF_ERROR(checkpointer_.Save(checkpoint_));
   log::Info("resync of {}: copying it again from {}; its binlog events before that are skipped", qualified,
             Coordinate(from.file, from.position));
   return Status::Ok();
 }
 
 Status Pipe::LoadState() {
-  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> loaded, state_->Load());
-  if (!loaded) return Error(ErrorKind::kInternal, "no checkpoint in " + state_->path());
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> loaded, checkpointer_.Load());
+  if (!loaded) return Error(ErrorKind::kInternal, "no checkpoint in " + checkpointer_.path());
   checkpoint_ = std::move(*loaded);
   // Before anything is done with the checkpoint's positions (a reconnect, a resync of one table).
   CHSYNC_RETURN_IF_ERROR(CheckSourceIdentity());
@@ -430,17 +401,17 @@ Status Pipe::LoadState() {
   // Rows files of prepared XA transactions that the checkpoint no longer names ended before it
   // (a crash came between saving it and removing them).
   std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(state_->path(), ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator(checkpointer_.path(), ec)) {
     std::string name = entry.path().filename().string();
     if (!name.starts_with("xa-") || !name.ends_with(".rows")) continue;
     bool named = std::any_of(checkpoint_.pending_xa.begin(), checkpoint_.pending_xa.end(),
                              [&](const PendingXa& x) { return x.rows_file == name; });
-    if (!named) RemoveXaRows(state_->path(), name);
+    if (!named) RemoveXaRows(checkpointer_.path(), name);
   }
-  if (tracker_.ordinal_mode() == full_metadata_) {
+  if (tracker_.ordinal_mode() == source_.full_metadata()) {
     return Error(ErrorKind::kConfig,
                  std::string("binlog_row_metadata changed on the source since this pipe started (now ") +
-                     (full_metadata_ ? "FULL" : "MINIMAL") + "): run `chsync resync` to start over");
+                     (source_.full_metadata() ? "FULL" : "MINIMAL") + "): run `chsync resync` to start over");
   }
   return Status::Ok();
 }
@@ -448,7 +419,7 @@ Status Pipe::LoadState() {
 Status Pipe::FollowMovedDestination(const DestinationState& saved, const std::string& database,
                                     const std::string& table) {
   if (saved.clickhouse_table.empty()) return Status::Ok();  // a checkpoint older than the field
-  const Placement now = PlaceFor(database, table);
+  const Placement now = set_.PlaceFor(database, table);
   if (now.target.database == saved.clickhouse_database && now.table == saved.clickhouse_table)
     return Status::Ok();
   const Placement was{destination_.TargetIn(saved.clickhouse_database), saved.clickhouse_table};
@@ -482,7 +453,7 @@ Status Pipe::FollowMovedDestination(const DestinationState& saved, const std::st
 }
 
 Status Pipe::BuildTables() {
-  tables_.clear();
+  set_.tables().clear();
   std::vector<std::pair<std::string, std::string>> names;
   for (const TableSnapshot& s : checkpoint_.snapshot) {
     if (tracker_.Find(s.database, s.table) != nullptr) names.emplace_back(s.database, s.table);
@@ -497,14 +468,15 @@ Status Pipe::BuildTables() {
     for (const DestinationState& d : checkpoint_.destinations) {
       if (d.table == key) saved = &d;
     }
-    EffectiveMapping checked = MappingFor(s.database, s.table);
+    EffectiveMapping checked = set_.MappingFor(s.database, s.table);
     if (saved != nullptr) {
       checked.AcceptRenamedAway(saved->excluded,
                                 {saved->clickhouse_names.begin(), saved->clickhouse_names.end()});
     }
     CHSYNC_RETURN_IF_ERROR(
         CheckForPipe(checked, *schema, destination_.caps(), destination_.TargetIn(checked.dest_database)));
-    state->dest = FreshDestination(*schema, saved != nullptr ? saved->excluded : std::vector<std::string>{});
+    state->dest =
+        set_.FreshDestination(*schema, saved != nullptr ? saved->excluded : std::vector<std::string>{});
     if (saved != nullptr) {
       // Its ClickHouse table holds what it was created with: an exclusion added to table_options
       // since then would leave the column's data there, and one taken away would leave the column
@@ -517,7 +489,7 @@ Status Pipe::BuildTables() {
               fmt::format("table_options exclude column {} of {}, which this pipe has replicated so far: "
                           "its values are in ClickHouse; run `chsync resync --state {} --table {}` to copy "
                           "the table again without it",
-                          column, key, state_->path(), key));
+                          column, key, checkpointer_.path(), key));
         }
       }
       for (const std::string& column : saved->excluded) {
@@ -557,20 +529,20 @@ Status Pipe::BuildTables() {
             "and partitioned by {}: chsync follows the table; `chsync resync --state {} --table {}` copies "
             "it "
             "under the new options",
-            key, fmt::join(configured, ", "), fmt::join(actual, ", "), state_->path(), key);
+            key, fmt::join(configured, ", "), fmt::join(actual, ", "), checkpointer_.path(), key);
       }
     }
     if (state->held) {
       log::Warn(
           "table {} is {} since {} ({}): its changes are not applied; `chsync resume --state {} --table {}` "
           "copies it again",
-          key, state->held->state, state->held->position, state->held->reason, state_->path(), key);
+          key, state->held->state, state->held->position, state->held->reason, checkpointer_.path(), key);
     }
-    tables_[key] = std::move(state);
+    set_.tables()[key] = std::move(state);
   }
   for (const RebuildState& r : checkpoint_.rebuilds) {
-    auto it = tables_.find(TableKey(r.database, r.table));
-    if (it == tables_.end()) continue;
+    auto it = set_.tables().find(TableKey(r.database, r.table));
+    if (it == set_.tables().end()) continue;
     it->second->rebuild = std::make_unique<Rebuilder>();
     it->second->rebuild->state = r;
     CHSYNC_RETURN_IF_ERROR(StartRebuild(*it->second, r.position, r.reason, /*resume=*/true));
@@ -580,7 +552,7 @@ Status Pipe::BuildTables() {
   // the park (resume copies them), not by the snapshot.
   const std::string position = Coordinate(checkpoint_.resume.file, checkpoint_.resume.position);
   bool parked = false;
-  for (auto& [key, table] : tables_) {
+  for (auto& [key, table] : set_.tables()) {
     if (table->held) continue;
     const schema::TableSchema& source = table->dest.source;
     std::optional<std::string> refused =
@@ -602,7 +574,7 @@ Status Pipe::RebuildWriter(TableState& table) {
   std::erase_if(table.dest.kept_columns,
                 [&](const std::string& c) { return table.dest.source.FindColumn(c) >= 0; });
   schema::TableSchema layout = WriterSchema(table.dest);
-  Placement place = PlaceFor(table.dest.source.database, table.dest.source.name);
+  Placement place = set_.PlaceFor(table.dest.source.database, table.dest.source.name);
   layout.name = table.rebuild ? table.rebuild->state.temp_table : place.table;
   const clickhouse::DdlTarget& target = place.target;
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableWriter writer,
@@ -630,7 +602,7 @@ Status Pipe::RebuildWriter(TableState& table) {
     CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys, destination_.ReadTableKeys(target, layout.name));
     const std::vector<std::string> columns =
         keys ? KeySourceColumns(table.dest, keys->sorting_key, keys->partition_key)
-             : MappingFor(source.database, source.name).KeyColumns(source);
+             : set_.MappingFor(source.database, source.name).KeyColumns(source);
     for (const std::string& c : columns) table.key_indexes.push_back(source.FindColumn(c));
   }
   table.table_map.reset();
@@ -642,7 +614,7 @@ void Pipe::SyncDestinations() {
   checkpoint_.destinations.clear();
   checkpoint_.rebuilds.clear();
   checkpoint_.held.clear();
-  for (const auto& [key, table] : tables_) {
+  for (const auto& [key, table] : set_.tables()) {
     if (table->held) {
       checkpoint_.held.push_back(*table->held);
       checkpoint_.held.back().table = key;  // renamed at the source since it was held
@@ -654,7 +626,7 @@ void Pipe::SyncDestinations() {
          {table->dest.clickhouse_names.begin(), table->dest.clickhouse_names.end()},
          table->dest.aliases,
          table->dest.excluded});
-    Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
+    Placement place = set_.PlaceFor(table->dest.source.database, table->dest.source.name);
     checkpoint_.destinations.back().clickhouse_database = std::move(place.target.database);
     checkpoint_.destinations.back().clickhouse_table = std::move(place.table);
     if (table->rebuild) {
@@ -667,16 +639,14 @@ void Pipe::SyncDestinations() {
 Status Pipe::SaveCheckpoint() {
   checkpoint_.saved_at_ms = NowMs();
   SyncDestinations();
-  CHSYNC_RETURN_IF_ERROR(state_->Save(checkpoint_));
+  RunStatus status = status_;
+  status.position = Coordinate(checkpoint_.resume.file, checkpoint_.resume.position);
+  status.destination = DestinationLine();
+  CHSYNC_RETURN_IF_ERROR(checkpointer_.Record(checkpoint_, status, source_.server().is_mariadb(), nullptr));
   status_.updated_at_ms = checkpoint_.saved_at_ms;
-  status_.position = Coordinate(checkpoint_.resume.file, checkpoint_.resume.position);
-  status_.destination = DestinationLine();
-  Metrics().NoteCheckpoint(checkpoint_.resume.file, checkpoint_.resume.position, checkpoint_.resume.gtid_set,
-                           server_.is_mariadb(), checkpoint_.saved_at_ms, status_.last_event_time);
+  status_.position = std::move(status.position);
+  status_.destination = std::move(status.destination);
   PublishTables();
-  PublishRunStatus(status_);
-  Status s = WriteRunStatus(state_->path(), status_);
-  if (!s.ok()) log::Warn("cannot write the status file: {}", s.error().message());
   return Status::Ok();
 }
 
@@ -691,14 +661,14 @@ void Pipe::PublishTables() {
     if (s.state != TableSnapshot::State::kDone) copying.insert(TableKey(s.database, s.table));
   }
   std::vector<LiveTable> list;
-  list.reserve(tables_.size() + dropped_.size());
-  for (const auto& [key, table] : tables_) {
+  list.reserve(set_.tables().size() + set_.dropped().size());
+  for (const auto& [key, table] : set_.tables()) {
     list.push_back({key, table->held                 ? table->held->state
                          : table->rebuild != nullptr ? "rebuilding"
                          : copying.contains(key)     ? "snapshot"
                                                      : "streaming"});
   }
-  for (const auto& [key, table] : dropped_) list.push_back({key, "dropped"});
+  for (const auto& [key, table] : set_.dropped()) list.push_back({key, "dropped"});
   Metrics().SetTables(std::move(list));
 }
 
@@ -708,12 +678,12 @@ Status Pipe::Snapshot() {
   for (size_t i = 0; i < checkpoint_.snapshot.size(); ++i) {
     const TableSnapshot& s = checkpoint_.snapshot[i];
     if (s.state == TableSnapshot::State::kDone) continue;
-    auto it = tables_.find(TableKey(s.database, s.table));
-    if (it == tables_.end()) continue;
+    auto it = set_.tables().find(TableKey(s.database, s.table));
+    if (it == set_.tables().end()) continue;
     SnapshotJob job;
     job.schema = it->second->dest.source;
     job.writer_schema = WriterSchema(it->second->dest);
-    Placement place = PlaceFor(s.database, s.table);
+    Placement place = set_.PlaceFor(s.database, s.table);
     job.writer_schema.name = place.table;
     job.target = place.target;
     job.progress = s;
@@ -730,7 +700,7 @@ Status Pipe::Snapshot() {
   std::string in_list;
   for (const std::string& database : databases)
     in_list += (in_list.empty() ? "" : ", ") + mysql::QuoteString(database);
-  auto estimates = control_->Query(
+  auto estimates = source_.control().Query(
       "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_ROWS, AVG_ROW_LENGTH FROM information_schema.TABLES WHERE "
       "TABLE_TYPE = 'BASE TABLE' AND TABLE_SCHEMA IN (" +
       in_list + ")");
@@ -752,7 +722,7 @@ Status Pipe::Snapshot() {
   options.parallelism = request_.config.snapshot_parallelism;
   options.chunk_rows = request_.config.snapshot_chunk_rows;
   options.chunk_max_bytes = request_.config.batch_max_bytes;
-  options.source = source_options_;
+  options.source = source_.options();
   options.dest_url = request_.config.dest;
   options.dest = destination_.options();
   options.caps = destination_.caps();
@@ -777,14 +747,15 @@ Status Pipe::Snapshot() {
 }
 
 void Pipe::NoteCascades() {
-  if (cascades_.Refresh(tables_, tracker_, tables_.erasures(), !request_.config.dest_cluster.empty())) {
+  if (cascades_.Refresh(set_.tables(), tracker_, set_.tables().erasures(),
+                        !request_.config.dest_cluster.empty())) {
     status_.cascades = cascades_.described();
   }
 }
 
 bool Pipe::SnapshotDone() const {
   return std::all_of(checkpoint_.snapshot.begin(), checkpoint_.snapshot.end(), [&](const TableSnapshot& s) {
-    return s.state == TableSnapshot::State::kDone || !tables_.contains(TableKey(s.database, s.table));
+    return s.state == TableSnapshot::State::kDone || !set_.tables().contains(TableKey(s.database, s.table));
   });
 }
 
@@ -798,12 +769,12 @@ Status Pipe::Run() {
     return Status::Ok();
   }
   // What the source says, to name the keys a tracked schema written by an older chsync lacks.
-  if (auto keys = mysql::CascadingForeignKeys(*control_, filter_); keys.ok()) {
+  if (auto keys = mysql::CascadingForeignKeys(source_.control(), set_.filter()); keys.ok()) {
     cascades_.SetSourceKeys(std::move(keys).value());
   } else {
     log::Warn("cannot read the source's foreign keys: {}", keys.error().message());
   }
-  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> existing, state_->Load());
+  CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> existing, checkpointer_.Load());
   if (request_.resync && request_.resync_table.empty()) {
     log::Info("resync of every table: starting over");
     existing.reset();
@@ -822,13 +793,13 @@ Status Pipe::Run() {
     // on_binlog_gap=resync: what the pipe must read next is gone; copy every table again from
     // here, as `chsync resync` would, and stream on from there.
     log::Warn("{}. on_binlog_gap is resync: copying every table again from {}", s.error().message(),
-              DescribeSource());
+              source_.Describe());
     binlog_gap_ = false;
-    gtid_gap_.clear();
-    StopRebuilds();
+    source_.ClearGtidGap();
+    Rebuilds::StopAll(set_.tables());
     flusher_.reset();
-    tables_.clear();
-    dropped_.clear();
+    set_.tables().clear();
+    set_.dropped().clear();
     CHSYNC_RETURN_IF_ERROR(Initialize());
     ++status_.binlog_gap_resyncs;
   }
@@ -837,7 +808,7 @@ Status Pipe::Run() {
 Status Pipe::CopyAndStream() {
   CHSYNC_RETURN_IF_ERROR(LoadState());
   // The history first: BuildTables records the tables it parks.
-  if (auto previous = ReadRunStatus(state_->path()); previous.ok() && previous->has_value()) {
+  if (auto previous = ReadRunStatus(checkpointer_.path()); previous.ok() && previous->has_value()) {
     status_.schema_changes = (*previous)->schema_changes;
   }
   CHSYNC_RETURN_IF_ERROR(BuildTables());
@@ -845,8 +816,8 @@ Status Pipe::CopyAndStream() {
   CHSYNC_RETURN_IF_ERROR(CheckDistributedTables());
   if (request_.config.durable_inserts) {
     // Tables created before durable_inserts was set get the settings too (a no-op when they have them).
-    for (const auto& [key, table] : tables_) {
-      const Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
+    for (const auto& [key, table] : set_.tables()) {
+      const Placement place = set_.PlaceFor(table->dest.source.database, table->dest.source.name);
       CHSYNC_ASSIGN_OR_RETURN(bool exists, destination_.DestinationTableExists(place.target, place.table));
       if (exists)
         CHSYNC_RETURN_IF_ERROR(destination_.Ddl(clickhouse::MakeDurable(place.table, place.target)));
@@ -861,19 +832,19 @@ Status Pipe::CopyAndStream() {
 }
 
 Status Pipe::Stopped() {
-  StopRebuilds();
+  Rebuilds::StopAll(set_.tables());
   SetPhase("stopped");
   return SaveCheckpoint();
 }
 
 Status Pipe::Fail(const Error& error) {
   cancel_ = true;
-  StopRebuilds();
+  Rebuilds::StopAll(set_.tables());
   flusher_.reset();  // stops it: the status file has one writer at a time
   status_.last_error = error.message();
   status_.updated_at_ms = NowMs();
   SetPhase("failed");
-  if (state_ != nullptr) (void)WriteRunStatus(state_->path(), status_);
+  if (checkpointer_.opened()) (void)WriteRunStatus(checkpointer_.path(), status_);
   return error;
 }
 

@@ -29,19 +29,25 @@
 #include "mysql/source_set.h"
 #include "mysql/table_filter.h"
 #include "pipe/cascades.h"
+#include "pipe/checkpointer.h"
+#include "pipe/clock.h"
 #include "pipe/destination.h"
 #include "pipe/flusher.h"
+#include "pipe/live_tables.h"
+#include "pipe/names.h"
 #include "pipe/pipe_metrics.h"
 #include "pipe/pipeline.h"
+#include "pipe/rebuilds.h"
 #include "pipe/retention_sample.h"
 #include "pipe/row_converter.h"
 #include "pipe/snapshot.h"
+#include "pipe/source_link.h"
+#include "pipe/table_set.h"
 #include "pipe/table_state.h"
 #include "policy/ddl_policy.h"
 #include "position/gtid_progress.h"
-#include "position/lineage.h"
-#include "position/row_version.h"
 #include "position/transaction_boundary.h"
+#include "position/versions.h"
 #include "schema/tracker.h"
 #include "state/checkpoint.h"
 #include "state/ddl_journal.h"
@@ -50,93 +56,6 @@
 #include "state/xa_store.h"
 
 namespace chsync::pipe {
-
-uint64_t NowMs();
-/// "binlog.000003:1234".
-std::string Coordinate(std::string_view file, uint64_t position);
-/// "db.t".
-std::string TableKey(std::string_view database, std::string_view table);
-
-/// steady_clock::now() read from the coarse clock (CLOCK_MONOTONIC_COARSE, the same clock ticking
-/// in steps of a few milliseconds): for checks made once per transaction.
-std::chrono::steady_clock::time_point CoarseSteadyNow();
-
-/// A table being rebuilt online: a snapshot thread copies the source table into
-/// state.temp_table while the stream writes the table's changes there too.
-struct Rebuilder {
-  ~Rebuilder();
-  /// Stops the copy (it finishes its current chunk) and waits for the thread.
-  void Stop();
-
-  std::mutex mutex;
-  RebuildState state;  ///< progress: guarded by mutex
-  std::atomic<bool> stop{false};
-  std::atomic<bool> finished{false};
-  Status result;  ///< the copy's outcome, once finished
-  std::thread thread;
-};
-
-/// One replicated table while the pipe runs.
-struct TableState {
-  DestinationTable dest;
-  std::optional<clickhouse::TableWriter> writer;
-  std::optional<RowConverter> converter;
-  /// Sorting key columns as indexes into dest.source.columns; empty with a full-row key.
-  std::vector<int> key_indexes;
-  bool full_row = false;
-  /// See TableSnapshot::stream_from.
-  std::optional<SourcePosition> stream_from;
-  /// The TABLE_MAP the current column mapping was built from (kept alive so that its address
-  /// identifies it), and for each source column the index of its value in that map's rows.
-  std::shared_ptr<const binlog::TableMap> table_map;
-  std::vector<uint32_t> map_index;
-  /// Set while the table is rebuilt online: the writer then writes into the rebuild's table.
-  std::unique_ptr<Rebuilder> rebuild;
-  /// Set while the table is parked or paused: its binlog changes are not applied.
-  std::optional<HeldTable> held;
-  /// The row changes in the writer (counted once ClickHouse acknowledged their INSERT), and the
-  /// table's counters (set by RebuildWriter).
-  PendingRowChanges changes;
-};
-
-/// The replicated tables by "db.t": a std::map that counts its erasures, so that a lookup cache
-/// (Pipe::FindTable) knows when an iterator it kept may have gone. Inserting invalidates no map
-/// iterator; erasing and clearing count.
-class TableStates {
- public:
-  using Map = std::map<std::string, std::unique_ptr<TableState>, std::less<>>;
-  using iterator = Map::iterator;
-  using const_iterator = Map::const_iterator;
-
-  iterator begin() { return map_.begin(); }
-  iterator end() { return map_.end(); }
-  const_iterator begin() const { return map_.begin(); }
-  const_iterator end() const { return map_.end(); }
-  iterator find(std::string_view key) { return map_.find(key); }
-  const_iterator find(std::string_view key) const { return map_.find(key); }
-  bool contains(std::string_view key) const { return map_.contains(key); }
-  const std::unique_ptr<TableState>& at(const std::string& key) const { return map_.at(key); }
-  size_t size() const { return map_.size(); }
-  bool empty() const { return map_.empty(); }
-  std::unique_ptr<TableState>& operator[](const std::string& key) { return map_[key]; }
-  iterator erase(iterator it) {
-    ++erasures_;
-    return map_.erase(it);
-  }
-  size_t erase(const std::string& key) {
-    ++erasures_;
-    return map_.erase(key);
-  }
-  void clear() {
-    ++erasures_;
-    map_.clear();
-  }
-  uint64_t erasures() const { return erasures_; }
-
- private:
-  Map map_;
-  uint64_t erasures_ = 0;
-};
 
 class Pipe {
  public:
@@ -158,42 +77,23 @@ class Pipe {
   /// changed (cascades.h), and lists them and whether they are followed in the status.
   void NoteCascades();
   // failover.cpp: several source servers (docs/failover.md).
-  /// Connects to the first server of `order` (indexes into sources_) that can serve this pipe:
-  /// binary logging as chsync needs it and, when `saved` is another server's checkpoint, every
-  /// transaction the pipe applied (by GTID). It becomes control_, server_, source_options_ and
-  /// source_identity_. When none can, the error names each server and why.
-  /// A server that lacks the pipe's GTIDs is taken only with `accept_gap` (on_binlog_gap=resync:
-  /// the pipe then copies every table again); otherwise that is a binlog gap (BinlogGap).
+  /// source_.Select with what the pipe applied and sent (the lineage of versions_); a gap is
+  /// BinlogGap.
   Status SelectSource(const std::vector<size_t>& order, const std::optional<Checkpoint>& saved,
                       bool accept_gap);
-  /// Why the server at sources_[index] cannot serve the pipe ("" when it can); on success its
-  /// connection and probe are kept in `candidate`.
-  struct Candidate;
-  Status TryCandidate(size_t index, const std::optional<Checkpoint>& saved, Candidate& candidate);
-  /// Sets candidate.gtid_gap when its server lacks any of `applied` (GTIDs read on `was`); `what`
-  /// says which transactions they are ("chsync already applied").
-  Status CheckCandidateGtids(Candidate& candidate, const std::string& applied, const std::string& was,
-                             const std::string& what);
   /// The checkpoint's positions must be on the server the pipe reads from: a checkpoint of
   /// another server of the topology is moved onto it by GTID (translated positions, a new
   /// sequence base for row versions) and saved; without GTIDs that is refused.
   Status CheckSourceIdentity();
-  /// Where, on the current server, the first transaction after `gtid_set` begins (or the end of its
-  /// binlog when it has none yet). kServer 1236 when the server no longer has it.
-  Result<mysql::BinlogCoordinate> LocateGtidStart(const std::string& gtid_set);
   /// The source has been unreachable long enough: move to another --source server, if one can
   /// take over. `target` (--until-caught-up) is re-read on the new server.
   Status FailOver(std::optional<mysql::BinlogCoordinate>& target, bool accept_gap);
-  /// The URL of the current --source leads to another server than before (source_moved_): that
+  /// The URL of the current --source leads to another server than before (source_.moved()): that
   /// server becomes the one read, if it can serve the pipe (SelectSource with the saved checkpoint);
   /// the next ReloadFromCheckpoint moves the checkpoint onto it.
   Status FollowMovedSource();
-  /// Whether the stream starts from the checkpoint's GTIDs rather than its file:position.
-  bool ResumeByGtid() const;
   /// The error for a position the source no longer has; marks binlog_gap_.
   Error BinlogGap(const std::string& what);
-  /// "server_id 11 at 127.0.0.1:3306".
-  std::string DescribeSource() const;
   Status BuildTables();
   /// `saved`'s ClickHouse table, where a restart's table_options no longer place source table
   /// database.table, is renamed to where they do (kConfig when a table is there already or the
@@ -209,12 +109,6 @@ class Pipe {
   Status SaveCheckpoint();
   void SyncDestinations();
   Status LoadDatabaseDefaults(schema::Tracker& tracker);
-  /// Whether db.name is replicated: it matches --tables, or it is the shadow table of an online
-  /// schema migration tool (gh-ost `_t_gho`, pt-online-schema-change `_t_new`) of a replicated t.
-  bool ShouldReplicate(std::string_view database, std::string_view name) const;
-  /// Whether db.name is a table an online schema migration tool leaves behind for a replicated
-  /// table (`_t_del`, `_t_old`, `_t_ghc`, a shadow): dropped in ClickHouse when dropped at the source.
-  bool IsMigrationLeftover(std::string_view database, std::string_view name) const;
   /// Starts (or, with `resume`, continues from table.rebuild's recorded progress) the online
   /// rebuild of `table` under its current dest.source.
   Status StartRebuild(TableState& table, const std::string& position, const std::string& reason, bool resume);
@@ -242,43 +136,20 @@ class Pipe {
 
   /// Swaps finished rebuilds in; with `wait`, waits for every running one first.
   Status PollRebuilds(bool wait);
-  Status SwapIn(TableState& table);
   /// Whether the source's columns of `table` now differ from its tracked schema (a statement the
   /// stream has not reached yet changed it).
   Result<bool> SourceMovedOn(const TableState& table);
-  bool AnyRebuildFinished() const;
-  void StopRebuilds();
   Result<std::vector<std::string>> SelectedDatabases();
   Result<std::vector<schema::TableSchema>> LoadSourceSchemas(
       const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep);
-  /// MariaDB's @@GLOBAL.gtid_binlog_pos; nullopt when it cannot be read.
-  std::optional<std::string> MariaBinlogGtid();
   Result<SourcePosition> StablePoint(const std::vector<std::string>& databases,
                                      const std::function<bool(const schema::TableSchema&)>& keep,
                                      std::vector<schema::TableSchema>& schemas);
   PolicyContext ContextFor(std::string_view source_database, std::string_view table = "") const;
 
-  // table_set.cpp: where each replicated table is in ClickHouse (the statements go through
-  // destination_).
-  /// Where source table database.table is in ClickHouse: its table_options' dest_database and
-  /// dest_table, else the pipe's destination database and the source name (docs/mapping.md). A
-  /// function of the source name: a table renamed at the source moves to its new name's place.
-  struct Placement {
-    clickhouse::DdlTarget target;
-    std::string table;
-    /// "db.table", for messages and the checkpoint.
-    std::string Qualified() const { return target.database + "." + table; }
-  };
+  // Checks of the replicated tables' ClickHouse tables (pipeline.cpp), over set_.
+  using Placement = TableSet::Placement;
   using TableKeys = Destination::TableKeys;
-  Placement PlaceFor(std::string_view database, std::string_view table) const;
-  /// The table_options in force for source table database.table (MappingSet::For with the pipe's
-  /// destination database); an online schema migration's table of a replicated table (gh-ost
-  /// `_t_gho`, pt-online-schema-change `_t_new`, `_t_del`, `_t_old`) gets its base table's.
-  EffectiveMapping MappingFor(std::string_view database, std::string_view table) const;
-  /// kConfig when another replicated table than database.table (and `moving`, a table being
-  /// renamed onto that name) has the ClickHouse place database.table would have.
-  Status CheckPlaceFree(std::string_view database, std::string_view table,
-                        std::string_view moving = "") const;
   /// For `chsync status`: the server rows go to now, and the cluster if there is one.
   std::string DestinationLine() const;
   /// The checkpoint's rows were routed as destination_ routes now (RoutingChange), else kConfig with
@@ -287,22 +158,6 @@ class Pipe {
   /// Sharded: every replicated table's Distributed table is chsync's (DistributedDiffers), else
   /// kConfig naming the table and the difference. A missing one is made again.
   Status CheckDistributedTables();
-  /// The destination of tracked table `tracked` under its table_options (NewDestination with the
-  /// mapping): what CreateDestination creates.
-  DestinationTable FreshDestination(const schema::TableSchema& tracked,
-                                    const std::vector<std::string>& also_excluded = {}) const;
-  /// `adopt: true` (docs/mapping.md): whether ClickHouse has the table of `tracked` (false: chsync
-  /// creates it); kConfig naming every difference when it is not what chsync would create under
-  /// `mapping`, or (`must_be_empty`, before the first copy) when it holds rows.
-  Result<bool> CheckAdopted(const schema::TableSchema& tracked, const EffectiveMapping& mapping,
-                            const std::vector<std::string>& also_excluded, bool must_be_empty);
-  /// Creates the ClickHouse table of tracked table `tracked` (`name`: under that name, an online
-  /// rebuild's temp table) as FreshDestination lays it out, after checking its table_options;
-  /// `replace` drops a table of that name first. `carried`: the table's destination so far, whose
-  /// exclusions carry over (EffectiveMapping::AcceptRenamedAway). An adopted table is checked and
-  /// kept (emptied with `replace`), not created.
-  Status CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name = "",
-                           const DestinationTable* carried = nullptr);
 
   // stream.cpp
   Status Stream();
@@ -342,10 +197,6 @@ class Pipe {
   /// The kTableRenamed changes of a statement, in order: ClickHouse tables renamed along.
   Status ApplyTableRenames(const binlog::Event& event, const std::string& statement,
                            const std::vector<schema::SchemaChange>& changes);
-  /// Runs `run`, the ClickHouse step `step` of the statement at event.file:event.position, unless
-  /// ddl_journal_ records it as done by an earlier pass over the statement (a crash came before
-  /// the checkpoint after it); records it once `run` succeeded.
-  Status RunStepOnce(const binlog::Event& event, const std::string& step, const std::function<Status()>& run);
   /// Records a schema change of table `key`; `action` (SchemaChangeAction) counts it in the
   /// metrics under the statement's kind ("": not counted, e.g. a rebuild that finished).
   void Record(const std::string& key, const std::string& database, const std::string& position,
@@ -391,9 +242,6 @@ class Pipe {
   /// Queues the pending rows and then a checkpoint at committed_ (saved once they are acknowledged).
   Status FlushAndCheckpoint();
   size_t PendingRows() const;
-  Result<uint32_t> FileSequence(std::string_view file);
-  /// @@server_id (and @@server_uuid on MySQL) of the server `conn` reached.
-  Result<SourceIdentity> ReadSourceIdentity(mysql::Connection& conn);
   /// A GTID-started session's first transaction (or heartbeat): kNetwork with lineage_break_ set
   /// when it lies before the checkpoint's position (the server's binlog begins anew).
   Status CheckLanding(const binlog::Event& event, const mysql::StreamEvent& ev,
@@ -403,36 +251,16 @@ class Pipe {
   const RunRequest& request_;
   const std::atomic<bool>& stop_;
 
-  mysql::ConnectOptions source_options_;
-  mysql::TableFilter filter_ = mysql::TableFilter::All();
-  std::unique_ptr<StateDir> state_;
-  std::unique_ptr<mysql::Connection> control_;
-  mysql::ServerInfo server_;
+  /// The servers of --source, the one read, and its identity, checked on every session.
+  SourceLink source_;
   /// The foreign-key cascades the stream follows in ClickHouse.
   CascadeFollower cascades_;
 
   Checkpoint checkpoint_;
   schema::Tracker tracker_;
-  TableStates tables_;
-  /// The entry of tables_ for `database`.`table`, or end(), without allocating.
-  TableStates::iterator FindTable(std::string_view database, std::string_view table);
-  /// The entry of tables_ for the table of `map`, or end(). Asked two or three times per rows
-  /// event (the decoder's decode_rows_of, HandleRows). The entries HandleRows found are kept with
-  /// their maps (`keep`: held, so that an address names one map), the last kFoundMaps, until an
-  /// erasure in tables_ (the decoder hands out a repeated TABLE_MAP as the same object).
-  TableStates::iterator FindTable(const binlog::TableMap& map,
-                                  const std::shared_ptr<const binlog::TableMap>& keep = nullptr);
-  std::string key_scratch_;  ///< FindTable's key
-  static constexpr size_t kFoundMaps = 16;
-  struct FoundTable {
-    std::shared_ptr<const binlog::TableMap> map;
-    TableStates::iterator table;
-  };
-  std::vector<FoundTable> found_;
-  size_t found_next_ = 0;  ///< the entry replaced next
-  uint64_t found_erasures_ = 0;
-  /// Replicated tables dropped at the source (their destination is kept), by "db.t".
-  std::map<std::string, DestinationTable> dropped_;
+  /// The copies of online rebuilds: declared before set_, so that the Rebuilders of its tables
+  /// (whose destructors join the copies' threads) go first and the threads' counter here last.
+  Rebuilds rebuilds_;
   RunStatus status_;
 
   // Stream state.
@@ -440,41 +268,27 @@ class Pipe {
   /// Tables the flusher parked (an INSERT refused), until the stream takes them over; outlives
   /// flusher_, whose threads use it.
   ParkBoard park_board_;
-  /// Outcomes of requests carried out, written once the checkpoint recording them is saved.
-  std::vector<std::pair<std::string, std::string>> request_outcomes_;
-  /// Requests this process carried out since it last loaded the checkpoint: the save of the
-  /// checkpoint that holds each completes it, never PollControl from memory.
-  std::set<std::string> carried_out_here_;
+  /// The state directory and every save of the checkpoint (the flusher runs the stream's).
+  Checkpointer checkpointer_{park_board_};
   std::chrono::steady_clock::time_point last_control_poll_{};
   /// Sends the stream's batches and saves its checkpoints in order, beside the decoding thread.
   std::unique_ptr<Flusher> flusher_;
-  /// Row versions (row_version.h).
-  RowNumbering numbering_;
   /// Bytes of rows in the tables' writers (an estimate kept as rows are added and sent).
   size_t pending_bytes_ = 0;
   /// At least PendingRows(): rows appended since it was last computed or everything was sent.
   /// EndTransaction computes PendingRows() (a walk over every table) only when this reaches
   /// batch.max_rows, not once per transaction.
   size_t pending_rows_bound_ = 0;
-  /// Bumped by a rebuild's thread when its copy ended; AnyRebuildFinished (asked once per
-  /// transaction) walks the tables only when it moved since it last found none.
-  std::atomic<uint64_t> rebuilds_ended_{0};
-  mutable uint64_t rebuilds_ended_seen_ = 0;
   TransactionBoundaries boundaries_;
   /// The open XA transaction's first phase: where its group began, and its rows sent out of the
   /// writers early (batch limits).
   uint64_t xa_group_start_ = 0;
   std::vector<XaBatch> xa_batches_;
-  /// The ClickHouse steps of the last statements that renamed tables (ddl_journal.h); opened by
-  /// the first rename, and again after a failed write.
-  std::optional<DdlJournal> ddl_journal_;
   /// The open XA transaction's row changes whose rows left the writers (xa_batches_), by table (at
   /// XA PREPARE they go into its rows file, counted at XA COMMIT).
   std::map<std::string, PendingRowChanges> xa_changes_;
   /// The source's binlog retention headroom (the metrics), sampled while streaming.
   std::unique_ptr<RetentionSampler> retention_;
-  /// Prepared-XA rows files whose transaction ended: removed once a checkpoint without them is saved.
-  std::vector<std::string> obsolete_xa_files_;
   /// Cancels ClickHouse requests and retries a few seconds after stop_ (a watcher thread sets it):
   /// a stop waits that long for ClickHouse to acknowledge what was read, and no longer.
   std::atomic<bool> cancel_{false};
@@ -482,41 +296,29 @@ class Pipe {
   std::thread stop_watch_;
   /// The ClickHouse side: connection, capabilities, cluster, and the statements on its tables.
   Destination destination_;
-  /// Checkpoints saved so far (by the flusher): progress, for the retry loop.
-  std::atomic<uint64_t> checkpoints_saved_{0};
-  SourceIdentity source_identity_;
+  /// The replicated tables: which, where in ClickHouse, and their state while the pipe runs
+  /// (declared after the rebuilds whose threads use their Rebuilders, so destroyed before them).
+  TableSet set_{request_.config, destination_};
   /// Where the last complete transaction ended, with the GTID state there.
   SourcePosition committed_;
   /// The GTIDs applied as of committed_ (committed_.gtid_set is its text at each checkpoint).
   GtidProgress gtids_;
-  /// The servers of --source, and the one the pipe reads from.
-  mysql::SourceSet sources_;
-  size_t current_source_ = 0;
-  /// Set by TryCandidate when the chosen server lacks the pipe's GTIDs (accepted only with
-  /// on_binlog_gap=resync): why.
-  std::string gtid_gap_;
-  int64_t sequence_base_ = 0;  ///< the base sequence_ was computed with
-  /// The high-water mark of row versions and the epochs above it (lineage.h); set by Open.
-  std::optional<Lineage> lineage_;
+  /// Row versions: the lineage (epochs, the high-water mark) and the numbering of rows
+  /// (versions.h); set by Open.
+  std::optional<Versions> versions_;
   /// Set by a stream session that found the server's binlog no longer the one the checkpoint's
   /// positions are in (why): the next ReloadFromCheckpoint moves the checkpoint by GTID into a new
   /// epoch (CheckSourceIdentity).
   std::string lineage_break_;
-  /// Set by a stream session whose connection reached another server than source_identity_ (a
-  /// proxy or a name re-pointed): the server is probed again before the next session.
-  bool source_moved_ = false;
   /// Stopped (SIGTERM) while Open waited for a source that did not answer: Run ends at once.
   bool stopped_at_start_ = false;
   std::chrono::steady_clock::time_point last_flush_;
   std::chrono::steady_clock::time_point last_checkpoint_;
-  std::string sequence_file_;
   std::vector<binlog::Value> ordered_;
   std::vector<clickhouse::Cell> cells_;
   /// The versions of a rows event's rows, for its cascades.
-  std::vector<uint64_t> versions_;
+  std::vector<uint64_t> row_versions_;
   uint32_t server_id_ = 0;
-  uint32_t sequence_ = 0;
-  bool full_metadata_ = true;
   bool schemas_dirty_ = false;
   /// The current statement ran in strict mode (its sql_mode).
   bool strict_mode_ = true;

@@ -52,20 +52,11 @@ Result<bool> Pipe::SourceMovedOn(const TableState& table) {
   return now.empty() || DifferentColumns(WithoutColumns(now[0], table.dest.excluded), tracked);
 }
 
-Rebuilder::~Rebuilder() {
-  Stop();
-}
-
-void Rebuilder::Stop() {
-  stop = true;
-  if (thread.joinable()) thread.join();
-}
-
 Status Pipe::StartRebuild(TableState& table, const std::string& position, const std::string& reason,
                           bool resume) {
   const schema::TableSchema& source = table.dest.source;
   const std::string key = TableKey(source.database, source.name);
-  const Placement place = PlaceFor(source.database, source.name);
+  const Placement place = set_.PlaceFor(source.database, source.name);
   const clickhouse::DdlTarget& target = place.target;
   if (!table.rebuild) table.rebuild = std::make_unique<Rebuilder>();
   Rebuilder& rebuild = *table.rebuild;
@@ -80,9 +71,8 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
       // swapped-in local table (a crash right after the second rename, issue 33 case 4), and the
       // clean-up.
       log::Info("rebuild of {}: already swapped in", key);
-      CHSYNC_RETURN_IF_ERROR(destination_.EnsureDistributed(target, place.table, /*recreate=*/false));
-      CHSYNC_RETURN_IF_ERROR(
-          destination_.DropDestination(target, place.table + std::string(kReplacedSuffix)));
+      CHSYNC_RETURN_IF_ERROR(destination_.SwapIn(target, place.table, rebuild.state.temp_table,
+                                                 place.table + std::string(kReplacedSuffix)));
       table.rebuild.reset();
       return RebuildWriter(table);
     }
@@ -100,8 +90,9 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
     if (tracked == nullptr)
       return Error(ErrorKind::kInternal, "rebuild of " + key + ": the table is not tracked");
     const DestinationTable carried = table.dest;
-    table.dest = FreshDestination(*tracked, carried.excluded);
-    CHSYNC_RETURN_IF_ERROR(CreateDestination(*tracked, /*replace=*/true, rebuild.state.temp_table, &carried));
+    table.dest = set_.FreshDestination(*tracked, carried.excluded);
+    CHSYNC_RETURN_IF_ERROR(
+        set_.CreateDestination(*tracked, /*replace=*/true, rebuild.state.temp_table, &carried));
     log::Info("rebuild of {} started at {} ({}): copying it into {}.{}", key, position, reason,
               target.database, rebuild.state.temp_table);
   }
@@ -115,7 +106,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   job.progress = rebuild.state.progress;
   // The estimate behind the progress lines (information_schema's TABLE_ROWS), and the row size
   // behind the chunks' byte bound (AVG_ROW_LENGTH).
-  auto estimate = control_->Query(
+  auto estimate = source_.control().Query(
       "SELECT TABLE_ROWS, AVG_ROW_LENGTH FROM information_schema.TABLES WHERE TABLE_SCHEMA = " +
       mysql::QuoteString(source.database) + " AND TABLE_NAME = " + mysql::QuoteString(source.name));
   if (estimate.ok() && !estimate->rows.empty() && estimate->rows[0].size() >= 2) {
@@ -127,27 +118,21 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   options.parallelism = 1;
   options.chunk_rows = request_.config.snapshot_chunk_rows;
   options.chunk_max_bytes = request_.config.batch_max_bytes;
-  options.source = source_options_;
+  options.source = source_.options();
   options.dest_url = request_.config.dest;
   options.dest = destination_.options();
   options.caps = destination_.caps();
   options.terminal = false;
-  Rebuilder* r = &rebuild;
-  std::atomic<uint64_t>* ended = &rebuilds_ended_;
-  rebuild.thread = std::thread([r, ended, job = std::move(job), options = std::move(options), key]() mutable {
+  rebuilds_.Launch(rebuild, [job = std::move(job), options = std::move(options), key](
+                                const std::function<Status(const TableSnapshot&)>& on_chunk,
+                                const std::atomic<bool>& stop) mutable {
     std::vector<SnapshotJob> jobs{std::move(job)};
-    auto on_chunk = [r](size_t, const TableSnapshot& progress) -> Status {
-      std::lock_guard<std::mutex> lock(r->mutex);
-      r->state.progress = progress;
-      return Status::Ok();
-    };
-    Status s = RunSnapshot(jobs, options, on_chunk, r->stop);
-    if (s.ok() && jobs[0].progress.state != TableSnapshot::State::kDone && !r->stop) {
+    Status s = RunSnapshot(
+        jobs, options, [&](size_t, const TableSnapshot& progress) { return on_chunk(progress); }, stop);
+    if (s.ok() && jobs[0].progress.state != TableSnapshot::State::kDone && !stop) {
       s = Error(ErrorKind::kInternal, "the copy of " + key + " ended unfinished");
     }
-    r->result = s;
-    r->finished = true;
-    ended->fetch_add(1, std::memory_order_release);
+    return s;
   });
   return Status::Ok();
 }
@@ -158,50 +143,13 @@ Status Pipe::CancelRebuild(TableState& table) {
   std::string temp = table.rebuild->state.temp_table;
   table.rebuild.reset();
   CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(
-      PlaceFor(table.dest.source.database, table.dest.source.name).target, temp));
+      set_.PlaceFor(table.dest.source.database, table.dest.source.name).target, temp));
   return RebuildWriter(table);
-}
-
-void Pipe::StopRebuilds() {
-  for (auto& [key, table] : tables_) {
-    if (table->rebuild) table->rebuild->Stop();
-  }
-}
-
-bool Pipe::AnyRebuildFinished() const {
-  // A copy sets `finished` before it bumps the count: a walk after the count moved sees it.
-  const uint64_t ended = rebuilds_ended_.load(std::memory_order_acquire);
-  if (ended == rebuilds_ended_seen_) return false;
-  for (const auto& [key, table] : tables_) {
-    if (table->rebuild && table->rebuild->finished) return true;
-  }
-  rebuilds_ended_seen_ = ended;
-  return false;
-}
-
-Status Pipe::SwapIn(TableState& table) {
-  const Placement place = PlaceFor(table.dest.source.database, table.dest.source.name);
-  const std::string& name = place.table;
-  const clickhouse::DdlTarget& target = place.target;
-  std::string temp = table.rebuild->state.temp_table;
-  std::string replaced = name + std::string(kReplacedSuffix);
-  // Each step is skipped when a crash let it run already (see RenameDestination).
-  CHSYNC_ASSIGN_OR_RETURN(bool temp_exists, destination_.DestinationTableExists(target, temp));
-  if (temp_exists) {
-    CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(target, replaced));
-    CHSYNC_RETURN_IF_ERROR(destination_.RenameDestination(target, name, target, replaced));
-    CHSYNC_RETURN_IF_ERROR(destination_.RenameDestination(target, temp, target, name));
-  }
-  // A crash between the second rename and the Distributed table over it (issue 33, case 4): the
-  // local table is swapped in already, its Distributed table not yet.
-  CHSYNC_RETURN_IF_ERROR(destination_.EnsureDistributed(target, name, /*recreate=*/false));
-  CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(target, replaced));
-  return Status::Ok();
 }
 
 Status Pipe::PollRebuilds(bool wait) {
   bool any = false;
-  for (auto& [key, table] : tables_) {
+  for (auto& [key, table] : set_.tables()) {
     if (!table->rebuild) continue;
     Rebuilder& r = *table->rebuild;
     if (!wait && !r.finished) continue;
@@ -237,17 +185,21 @@ Status Pipe::PollRebuilds(bool wait) {
   // Rows for the rebuilt tables go to their new tables before those are renamed.
   CHSYNC_RETURN_IF_ERROR(FlushAll());
   CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
-  for (auto& [key, table] : tables_) {
+  for (auto& [key, table] : set_.tables()) {
     if (!table->rebuild || !table->rebuild->finished || !table->rebuild->result.ok()) continue;
     RebuildState state;
     {
       std::lock_guard<std::mutex> lock(table->rebuild->mutex);
       state = table->rebuild->state;
     }
-    CHSYNC_RETURN_IF_ERROR(SwapIn(*table));
+    {
+      const Placement place = set_.PlaceFor(state.database, state.table);
+      CHSYNC_RETURN_IF_ERROR(destination_.SwapIn(place.target, place.table, state.temp_table,
+                                                 place.table + std::string(kReplacedSuffix)));
+    }
     table->rebuild.reset();
     CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
-    const Placement place = PlaceFor(state.database, state.table);
+    const Placement place = set_.PlaceFor(state.database, state.table);
     std::string line = fmt::format("rebuild finished: {} rows copied; the new table replaced {}",
                                    state.progress.rows_copied, place.Qualified());
     Record(key, place.target.database, Coordinate(committed_.file, committed_.position),

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <charconv>
 #include <cstdint>
 #include <thread>
 #include <utility>
@@ -162,13 +161,13 @@ bool IsRowChangingStatement(std::string_view sql) {
 Status Pipe::Stream() {
   SetPhase("streaming");
   if (retention_ == nullptr) {
-    retention_ = std::make_unique<RetentionSampler>(source_options_);
+    retention_ = std::make_unique<RetentionSampler>(source_.options());
   } else {
-    retention_->SetSource(source_options_);
+    retention_->SetSource(source_.options());
   }
   std::optional<mysql::BinlogCoordinate> target;
   if (request_.until_caught_up) {
-    CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate now, mysql::CurrentBinlogPosition(*control_));
+    CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate now, mysql::CurrentBinlogPosition(source_.control()));
     target = now;
     log::Info("streaming from {} until {}", Coordinate(checkpoint_.resume.file, checkpoint_.resume.position),
               now.ToString());
@@ -186,7 +185,7 @@ Status Pipe::Stream() {
   std::chrono::steady_clock::time_point source_down_since{};
   bool source_down = false;
   while (true) {
-    const uint64_t saved_before = checkpoints_saved_;
+    const uint64_t saved_before = checkpointer_.saved();
     bool done = false;
     Status s = StreamSession(target, done);
     if (s.ok()) s = flusher_->Drain();
@@ -194,7 +193,7 @@ Status Pipe::Stream() {
     if (stop_) return StoppedUnacknowledged(s.error());
     const bool retryable = s.error().kind() == ErrorKind::kNetwork || clickhouse::IsRetryable(s.error());
     if (!retryable) return s;
-    if (checkpoints_saved_ != saved_before) {
+    if (checkpointer_.saved() != saved_before) {
       failures = 0;
       last_progress = std::chrono::steady_clock::now();
     }
@@ -203,8 +202,7 @@ Status Pipe::Stream() {
     } else if (!source_down) {
       source_down = true;
       source_down_since = std::chrono::steady_clock::now();
-    } else if (sources_.size() > 1 &&
-               std::chrono::steady_clock::now() - source_down_since >= failover_after) {
+    } else if (source_.size() > 1 && std::chrono::steady_clock::now() - source_down_since >= failover_after) {
       // The server has not come back: another of the topology takes over, if one can. A replica
       // that is behind may catch up in a moment: one without the pipe's transactions is taken
       // (and every table copied again) only with on_binlog_gap=resync, after twice the wait.
@@ -213,7 +211,7 @@ Status Pipe::Stream() {
           resync && std::chrono::steady_clock::now() - source_down_since >= 2 * failover_after;
       Status moved = FailOver(target, accept_gap);
       if (moved.ok()) {
-        retention_->SetSource(source_options_);
+        retention_->SetSource(source_.options());
         source_down = false;
         failures = 0;
         last_progress = std::chrono::steady_clock::now();
@@ -240,7 +238,7 @@ Status Pipe::Stream() {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
     if (stop_) return StoppedUnacknowledged(s.error());
-    if (source_moved_) {
+    if (source_.moved()) {
       // The URL leads to another server now: it is probed as a failover candidate would be (it must
       // hold every transaction the pipe applied), and the reload below moves the checkpoint there.
       Status followed = FollowMovedSource();
@@ -270,13 +268,13 @@ Status Pipe::Stream() {
 
 Status Pipe::StartStreamState() {
   committed_ = checkpoint_.resume;
-  CHSYNC_ASSIGN_OR_RETURN(gtids_, GtidProgress::Load(committed_.gtid_set, server_.is_mariadb()));
-  numbering_.Resume(committed_.file, committed_.version_shift);
+  CHSYNC_ASSIGN_OR_RETURN(gtids_, GtidProgress::Load(committed_.gtid_set, source_.server().is_mariadb()));
+  versions_->Resume(committed_.file, committed_.version_shift);
   pending_bytes_ = 0;
   pending_rows_bound_ = PendingRows();
   xa_batches_.clear();
   xa_changes_.clear();
-  obsolete_xa_files_.clear();
+  checkpointer_.ForgetObsolete();
   boundaries_.Reset();
   flusher_.reset();
   std::vector<std::unique_ptr<clickhouse::Connection>> lanes;
@@ -295,11 +293,11 @@ Status Pipe::StartStreamState() {
 }
 
 Status Pipe::ReloadFromCheckpoint() {
-  StopRebuilds();
-  flusher_.reset();           // what it still held was never acknowledged: it is read again
-  carried_out_here_.clear();  // those saved are in the checkpoint loaded below; the others run again
-  tables_.clear();
-  dropped_.clear();
+  Rebuilds::StopAll(set_.tables());
+  flusher_.reset();               // what it still held was never acknowledged: it is read again
+  checkpointer_.ForgetCarried();  // those saved are in the checkpoint loaded below; the others run again
+  set_.tables().clear();
+  set_.dropped().clear();
   CHSYNC_RETURN_IF_ERROR(LoadState());
   CHSYNC_RETURN_IF_ERROR(BuildTables());
   schemas_dirty_ = false;
@@ -307,10 +305,10 @@ Status Pipe::ReloadFromCheckpoint() {
 }
 
 Status Pipe::StoppedUnacknowledged(const Error& error) {
-  StopRebuilds();
+  Rebuilds::StopAll(set_.tables());
   status_.updated_at_ms = NowMs();
   SetPhase("stopped");
-  (void)WriteRunStatus(state_->path(), status_);
+  (void)WriteRunStatus(checkpointer_.path(), status_);
   log::Warn(
       "stopped before ClickHouse acknowledged everything read ({}); the next run reads again from the "
       "last saved checkpoint",
@@ -320,30 +318,19 @@ Status Pipe::StoppedUnacknowledged(const Error& error) {
 
 Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target, bool& done) {
   source_failed_ = true;  // until the server answered
-  CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<mysql::Connection> conn, mysql::Connection::Open(source_options_));
-  // Every session checks which server it reached, on the connection that opens the dump: a proxy,
-  // a VIP or a DNS name may lead to another server than the last session's (lineage.h).
-  CHSYNC_ASSIGN_OR_RETURN(SourceIdentity reached, ReadSourceIdentity(*conn));
-  if (!reached.SameServer(source_identity_)) {
-    source_moved_ = true;
-    return Error(
-        ErrorKind::kNetwork,
-        fmt::format("{} now leads to server_id {}{}, not to {} read so far: its binlog is another "
-                    "one, so the pipe finds its place there by GTID",
-                    source_options_.Address(), reached.server_id,
-                    reached.server_uuid.empty() ? "" : " (" + reached.server_uuid + ")", DescribeSource()));
-  }
+  // Every session checks which server it reached (SourceLink::OpenSession).
+  CHSYNC_ASSIGN_OR_RETURN(std::unique_ptr<mysql::Connection> conn, source_.OpenSession());
   mysql::BinlogStreamOptions options;
   options.server_id = server_id_;
   options.start = {committed_.file, committed_.position};
   // A MariaDB finds a GTID by reading its binlog file from the start; the checkpoint's server finds
   // a position at once, once checked (resume_position.h).
   ResumeChoice choice;
-  if (ResumeByGtid() && !position_refused_) {
+  if (source_.ResumeByGtid(committed_.gtid_set) && !position_refused_) {
     ResumeFacts facts;
-    facts.mariadb = server_.is_mariadb();
+    facts.mariadb = source_.server().is_mariadb();
     facts.written_on = positions_read_on_;
-    facts.connected.address = source_options_.Address();
+    facts.connected.address = source_.options().Address();
     facts.at = committed_;
     choice = DecideResume(*conn, std::move(facts));
   }
@@ -351,36 +338,36 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
     source_failed_ = false;
     if (!choice.continues) {
       return BinlogGap(
-          "the binlog this pipe read is gone from " + DescribeSource() +
+          "the binlog this pipe read is gone from " + source_.Describe() +
           ": it was written anew since the checkpoint (" + choice.reason +
           "), and it does not begin where the checkpoint's GTID position " + committed_.gtid_set + " ends (" +
           choice.continue_reason +
           "), so the transactions after that position cannot be told from others numbered alike");
     }
     lineage_break_ = choice.reason;
-    return Error(ErrorKind::kNetwork, "the binlog of " + DescribeSource() + " was written anew (" +
+    return Error(ErrorKind::kNetwork, "the binlog of " + source_.Describe() + " was written anew (" +
                                           choice.reason +
                                           "), beginning where the checkpoint's GTID position ends");
   }
   check_first_gtid_ = choice.by_position;
-  const bool by_gtid = ResumeByGtid() && !choice.by_position;
+  const bool by_gtid = source_.ResumeByGtid(committed_.gtid_set) && !choice.by_position;
   // Where a GTID start lands must not be before the checkpoint: on the same server that means its
   // binlog begins anew (RESET MASTER with the GTID state restored, a server cloned again).
   check_landing_ = by_gtid;
   if (by_gtid) options.gtid_set = committed_.gtid_set;
   if (by_gtid != last_by_gtid_ || !said_start_) {
     if (by_gtid) {
-      log::Info("reading {} from GTID {} (binlog {} there)", DescribeSource(), committed_.gtid_set,
+      log::Info("reading {} from GTID {} (binlog {} there)", source_.Describe(), committed_.gtid_set,
                 Coordinate(committed_.file, committed_.position));
     } else if (choice.by_position) {
       log::Info("reading {} from {} (the checkpoint's server, GTID position {}; checked there: {})",
-                DescribeSource(), Coordinate(committed_.file, committed_.position), committed_.gtid_set,
+                source_.Describe(), Coordinate(committed_.file, committed_.position), committed_.gtid_set,
                 choice.reason);
     } else {
-      log::Info("reading {} from {} by file:position ({})", DescribeSource(),
+      log::Info("reading {} from {} by file:position ({})", source_.Describe(),
                 Coordinate(committed_.file, committed_.position),
                 committed_.gtid_set.empty() ? "the checkpoint has no GTID position"
-                                            : "the server has gtid_mode " + server_.gtid_mode);
+                                            : "the server has gtid_mode " + source_.server().gtid_mode);
     }
     said_start_ = true;
     last_by_gtid_ = by_gtid;
@@ -409,8 +396,8 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
       stream->checksum() == "CRC32" ? binlog::ChecksumAlgorithm::kCrc32 : binlog::ChecksumAlgorithm::kNone;
   // Rows of tables that are not replicated are skipped without decoding their values.
   decoder_options.decode_rows_of = [this](const binlog::TableMap& map) {
-    auto it = FindTable(map);
-    return it != tables_.end() && !it->second->held;
+    auto it = set_.tables().Find(map);
+    return it != set_.tables().end() && !it->second->held;
   };
   // MariaDB 5.3 hires TIME(n)/DATETIME(n)/TIMESTAMP(n) columns (created with
   // mysql56_temporal_format=OFF) arrive without their precision: it comes from the tracked schema.
@@ -420,7 +407,7 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
     for (const binlog::ColumnInfo& c : map.columns) {
       old_temporal = old_temporal || (binlog::IsOldTemporalType(c.type) && c.metadata == 0);
     }
-    if (!old_temporal || !tables_.contains(TableKey(map.database, map.table))) return Status::Ok();
+    if (!old_temporal || !set_.tables().contains(TableKey(map.database, map.table))) return Status::Ok();
     const schema::TableSchema* tracked = tracker_.Find(map.database, map.table);
     if (tracked == nullptr || tracked->columns.size() != map.columns.size()) return Status::Ok();
     std::vector<uint8_t> fsp;
@@ -432,7 +419,7 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
   boundaries_.Reset();
   gtids_.Discard();
   last_flush_ = last_checkpoint_ = std::chrono::steady_clock::now();
-  for (auto& [key, table] : tables_) table->table_map.reset();
+  for (auto& [key, table] : set_.tables()) table->table_map.reset();
 
   // Requests that waited while no pipe ran (or since the last session) are carried out first.
   CHSYNC_RETURN_IF_ERROR(PollControl());
@@ -464,7 +451,7 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
         return BinlogGap(ev.error().message() + ". The position this pipe must resume from (" +
                          Coordinate(committed_.file, committed_.position) +
                          (committed_.gtid_set.empty() ? std::string() : ", GTID " + committed_.gtid_set) +
-                         ") is gone from " + DescribeSource());
+                         ") is gone from " + source_.Describe());
       }
       return ev.error();
     }
@@ -502,14 +489,15 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
         }));
       }
       if (!in_transaction) CHSYNC_RETURN_IF_ERROR(PollControl());
-      if (!in_transaction && AnyRebuildFinished()) CHSYNC_RETURN_IF_ERROR(PollRebuilds(false));
+      if (!in_transaction && rebuilds_.AnyFinished(set_.tables()))
+        CHSYNC_RETURN_IF_ERROR(PollRebuilds(false));
       if (!in_transaction && target && hb->log_file == stream->next_coordinate().file &&
           caught_up({std::string(hb->log_file), decoded->header.log_pos})) {
         return finish();
       }
       continue;
     }
-    numbering_.BeginEvent(*decoded, ev->at.file);
+    versions_->BeginEvent(*decoded, ev->at.file);
     Status handled = HandleEvent(*decoded, decoded->end_position());
     if (!handled.ok()) return handled;
     bool fake_rotate = ev->artificial && ev->type == static_cast<uint8_t>(binlog::EventType::kRotate);
@@ -523,7 +511,7 @@ Status Pipe::StreamSession(const std::optional<mysql::BinlogCoordinate>& target,
       // A new file began between transactions: resuming here is as good as anywhere.
       committed_.file = ev->at.file;
       committed_.position = decoded->end_position();
-      committed_.version_shift = numbering_.shift();
+      committed_.version_shift = versions_->shift();
     }
     if (!boundaries_.in_transaction() && !fake_rotate && caught_up(stream->next_coordinate()))
       return finish();
@@ -605,7 +593,7 @@ void Pipe::AddUntrackedRenames(std::string_view sql, std::string_view database, 
           return c.kind == schema::SchemaChange::Kind::kTableRenamed &&
                  c.old_table.database == source.database && c.old_table.name == source.name;
         });
-    if (reported || !ShouldReplicate(target.database, target.name)) continue;
+    if (reported || !set_.ShouldReplicate(target.database, target.name)) continue;
     schema::SchemaChange change;
     change.kind = schema::SchemaChange::Kind::kTableRenamed;
     change.old_table = source;
@@ -649,7 +637,7 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
   if (!applied.ok()) {
     // Which replicated tables could the statement be about?
     std::string concerned;
-    for (const auto& [key, table] : tables_) {
+    for (const auto& [key, table] : set_.tables()) {
       if (!StatementNames(*table, sql, query.database, event)) continue;
       concerned = key;
       break;
@@ -657,14 +645,14 @@ Status Pipe::HandleQuery(const binlog::Event& event, const binlog::QueryEvent& q
     if (concerned.empty()) {
       log::Debug("statement at {} not applied to the tracked schemas ({}): {}",
                  Coordinate(event.file, event.position), applied.error().message(), sql.substr(0, 200));
-    } else if (!full_metadata_) {
+    } else if (!source_.full_metadata()) {
       Metrics().NoteSchemaChange(SchemaChangeKind(sql), "failed");
       Error error = ResyncError(concerned,
                                 "a statement that may change it could not be followed (" +
                                     applied.error().message() + "): \"" + std::string(sql.substr(0, 500)) +
                                     "\"; without binlog_row_metadata=FULL its rows cannot be matched safely",
                                 event);
-      TableState& table = *tables_.at(concerned);
+      TableState& table = *set_.tables().at(concerned);
       if (!table.held) {
         CHSYNC_RETURN_IF_ERROR(
             ParkTable(table, concerned, error, std::string(sql), Coordinate(event.file, event.position)));
@@ -701,7 +689,7 @@ bool Pipe::StatementNames(const TableState& table, std::string_view sql, std::st
 
 Status Pipe::ParkStatementTables(const binlog::Event& event, const binlog::QueryEvent& query) {
   std::string_view sql = Trim(query.query);
-  for (auto& [key, table] : tables_) {
+  for (auto& [key, table] : set_.tables()) {
     if (table->held || !StatementNames(*table, sql, query.database, event)) continue;
     Error error = ResyncError(
         key,
@@ -753,9 +741,10 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     for (const schema::TableName* name : {&change.table, &change.old_table}) {
       if (name->name.empty()) continue;
       std::string key = TableKey(name->database, name->name);
-      auto it = tables_.find(key);
-      if ((it != tables_.end() && !before_stream_from(*it->second)) || dropped_.contains(key) ||
-          ShouldReplicate(name->database, name->name) || IsMigrationLeftover(name->database, name->name)) {
+      auto it = set_.tables().find(key);
+      if ((it != set_.tables().end() && !before_stream_from(*it->second)) || set_.dropped().contains(key) ||
+          set_.ShouldReplicate(name->database, name->name) ||
+          set_.IsMigrationLeftover(name->database, name->name)) {
         concerns = true;
       }
     }
@@ -794,8 +783,8 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
   }
   for (const std::string& key : order) {
     const std::vector<schema::SchemaChange>& changes = groups[key];
-    auto it = tables_.find(key);
-    TableState* table = it == tables_.end() ? nullptr : it->second.get();
+    auto it = set_.tables().find(key);
+    TableState* table = it == set_.tables().end() ? nullptr : it->second.get();
     const schema::TableName& name = changes.front().table;
     bool created = std::any_of(changes.begin(), changes.end(), [](const schema::SchemaChange& c) {
       return c.kind == schema::SchemaChange::Kind::kTableCreated;
@@ -803,13 +792,13 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     bool dropping = std::any_of(changes.begin(), changes.end(), [](const schema::SchemaChange& c) {
       return c.kind == schema::SchemaChange::Kind::kTableDropped;
     });
-    auto was_dropped = dropped_.find(key);
-    const bool leftover = IsMigrationLeftover(name.database, name.name);
-    if (table == nullptr && was_dropped == dropped_.end() &&
-        !(created && ShouldReplicate(name.database, name.name))) {
+    auto was_dropped = set_.dropped().find(key);
+    const bool leftover = set_.IsMigrationLeftover(name.database, name.name);
+    if (table == nullptr && was_dropped == set_.dropped().end() &&
+        !(created && set_.ShouldReplicate(name.database, name.name))) {
       if (dropping && leftover) {
         // A migration tool's table that ClickHouse may hold (renamed out of the replication).
-        const Placement place = PlaceFor(name.database, name.name);
+        const Placement place = set_.PlaceFor(name.database, name.name);
         Status s = destination_.DropDestination(place.target, place.table);
         if (!s.ok()) return s;
       }
@@ -822,13 +811,13 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
                 table->held->state, position);
       continue;
     }
-    DestinationTable before = table != nullptr                ? table->dest
-                              : was_dropped != dropped_.end() ? was_dropped->second
-                                                              : DestinationTable{};
+    DestinationTable before = table != nullptr                      ? table->dest
+                              : was_dropped != set_.dropped().end() ? was_dropped->second
+                                                                    : DestinationTable{};
     if (created)
       before = DestinationTable{};  // a new table: what ClickHouse holds under its name is moved aside
     const schema::TableSchema* after = tracker_.Find(name.database, name.name);
-    if (created) CHSYNC_RETURN_IF_ERROR(CheckPlaceFree(name.database, name.name));
+    if (created) CHSYNC_RETURN_IF_ERROR(set_.CheckPlaceFree(name.database, name.name));
     PolicyContext context = ContextFor(name.database, name.name);
     context.position = position;
     context.statement = statement;
@@ -853,12 +842,12 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
         plan.skip_if_column_missing.clear();
         plan.rebuild = true;
         plan.rebuild_reason = "the table changed again while it was being rebuilt";
-        plan.after = FreshDestination(*after, plan.after.excluded);
+        plan.after = set_.FreshDestination(*after, plan.after.excluded);
         plan.log_lines.push_back("the rebuild in progress starts again under the new schema");
       }
     }
     if (plan.created) {
-      CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+      CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, versions_->Sequence(event.file, committed_.sequence_base));
       CHSYNC_RETURN_IF_ERROR(destination_.MakeRoom(context.target, context.mapping.dest_table,
                                                    fmt::format("{}_{}", sequence, event.position)));
     }
@@ -873,19 +862,19 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
     if (plan.ignored) continue;
     if (plan.dropped) {
       if (table != nullptr) CHSYNC_RETURN_IF_ERROR(CancelRebuild(*table));
-      dropped_[key] = plan.after;
-      tables_.erase(key);
+      set_.dropped()[key] = plan.after;
+      set_.tables().erase(key);
       park_board_.Forget(key);  // its rows are no longer owed: the table is gone
       std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
         return s.database == name.database && s.table == name.name;
       });
       continue;
     }
-    dropped_.erase(key);
+    set_.dropped().erase(key);
     if (table == nullptr) {
       auto state = std::make_unique<TableState>();
       table = state.get();
-      tables_[key] = std::move(state);
+      set_.tables()[key] = std::move(state);
       // Replicated from its first row: nothing to copy.
       std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
         return s.database == name.database && s.table == name.name;
@@ -907,19 +896,6 @@ Status Pipe::ApplySchemaChanges(const binlog::Event& event, const binlog::QueryE
   return Status::Ok();
 }
 
-Status Pipe::RunStepOnce(const binlog::Event& event, const std::string& step,
-                         const std::function<Status()>& run) {
-  const DdlStep key{std::string(event.file), event.position, step};
-  if (ddl_journal_->Done(key)) {
-    log::Info("{}: done in ClickHouse before the restart, not run again", key.ToString());
-    return Status::Ok();
-  }
-  CHSYNC_RETURN_IF_ERROR(run());
-  Status recorded = ddl_journal_->Record(key);
-  if (!recorded.ok()) ddl_journal_.reset();  // its file may end in a torn line: read it again first
-  return recorded;
-}
-
 Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& statement,
                                const std::vector<schema::SchemaChange>& changes) {
   const std::string position = Coordinate(event.file, event.position);
@@ -928,11 +904,8 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
   // journal once done, and skipped when the statement is replayed; the bookkeeping around the steps
   // is done on every pass. The checkpoint at the statement's start is saved (ApplySchemaChanges):
   // the steps of statements before it are never replayed.
-  if (!ddl_journal_) {
-    CHSYNC_ASSIGN_OR_RETURN(DdlJournal journal, DdlJournal::Open(state_->path()));
-    ddl_journal_ = std::move(journal);
-  }
-  CHSYNC_RETURN_IF_ERROR(ddl_journal_->Forget(checkpoint_.resume.file, checkpoint_.resume.position));
+  CHSYNC_RETURN_IF_ERROR(destination_.BeginJournaled(checkpointer_.path(), checkpoint_.resume.file,
+                                                     checkpoint_.resume.position));
   for (size_t index = 0; index < changes.size(); ++index) {
     const schema::SchemaChange& change = changes[index];
     if (change.kind != schema::SchemaChange::Kind::kTableRenamed) continue;
@@ -941,36 +914,38 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
     const std::string from_key = TableKey(from.database, from.name);
     const std::string to_key = TableKey(to.database, to.name);
     // Each name's place in ClickHouse: the ClickHouse table moves to the new name's place.
-    const Placement from_place = PlaceFor(from.database, from.name);
-    const Placement to_place = PlaceFor(to.database, to.name);
+    const Placement from_place = set_.PlaceFor(from.database, from.name);
+    const Placement to_place = set_.PlaceFor(to.database, to.name);
     const clickhouse::DdlTarget& from_target = from_place.target;
     const clickhouse::DdlTarget& to_target = to_place.target;
-    const bool replicate_to = ShouldReplicate(to.database, to.name);
-    auto it = tables_.find(from_key);
+    const bool replicate_to = set_.ShouldReplicate(to.database, to.name);
+    auto it = set_.tables().find(from_key);
     std::vector<std::string> lines;
-    if (it != tables_.end()) {
+    if (it != set_.tables().end()) {
       PolicyContext context = ContextFor(from.database, from.name);
       if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
         Metrics().NoteSchemaChange("rename_table", "failed");
         return ResyncError(
             from_key, fmt::format("renamed to {} (rename_table=fail): \"{}\"", to_key, statement), event);
       }
-      if (replicate_to) CHSYNC_RETURN_IF_ERROR(CheckPlaceFree(to.database, to.name, from_key));
+      if (replicate_to) CHSYNC_RETURN_IF_ERROR(set_.CheckPlaceFree(to.database, to.name, from_key));
       std::unique_ptr<TableState> state = std::move(it->second);
-      tables_.erase(it);
+      set_.tables().erase(it);
       park_board_.Forget(from_key);  // a park moves with the table's own state (state->held)
       const bool rebuilding = state->rebuild != nullptr;
       CHSYNC_RETURN_IF_ERROR(CancelRebuild(*state));
-      CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
-      if (dropped_.contains(to_key) || replicate_to) {
-        CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/room", index), [&] {
-          return destination_.MakeRoom(to_target, to_place.table,
-                                       fmt::format("{}_{}", sequence, event.position));
-        }));
+      CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, versions_->Sequence(event.file, committed_.sequence_base));
+      if (set_.dropped().contains(to_key) || replicate_to) {
+        CHSYNC_RETURN_IF_ERROR(destination_.RunStepOnce(
+            DdlStep{std::string(event.file), event.position, fmt::format("{}/room", index)}, [&] {
+              return destination_.MakeRoom(to_target, to_place.table,
+                                           fmt::format("{}_{}", sequence, event.position));
+            }));
       }
-      CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/rename", index), [&] {
-        return destination_.RenameDestination(from_target, from_place.table, to_target, to_place.table);
-      }));
+      CHSYNC_RETURN_IF_ERROR(destination_.RunStepOnce(
+          DdlStep{std::string(event.file), event.position, fmt::format("{}/rename", index)}, [&] {
+            return destination_.RenameDestination(from_target, from_place.table, to_target, to_place.table);
+          }));
       std::erase_if(checkpoint_.snapshot, [&](const TableSnapshot& s) {
         return s.database == from.database && s.table == from.name;
       });
@@ -979,7 +954,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
         // Excluded and renamed columns stay as they were (the mapping follows the table); columns the
         // new name's table_options exclude besides are left out by copying the table again.
         const std::vector<std::string> was_excluded = state->dest.excluded;
-        const DestinationTable renamed = FreshDestination(*schema, was_excluded);
+        const DestinationTable renamed = set_.FreshDestination(*schema, was_excluded);
         const bool excludes_more = renamed.excluded.size() > was_excluded.size();
         state->dest.source = renamed.source;
         state->dest.excluded = renamed.excluded;
@@ -989,8 +964,8 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
         lines.push_back(fmt::format("RENAME TABLE {} TO {}: ClickHouse table {} renamed to {}", from_key,
                                     to_key, from_place.Qualified(), to_place.Qualified()));
         TableState& moved = *state;
-        tables_[to_key] = std::move(state);
-        dropped_.erase(to_key);
+        set_.tables()[to_key] = std::move(state);
+        set_.dropped().erase(to_key);
         std::optional<std::string> refused =
             moved.held ? std::nullopt
                        : KeylessRefusal(*schema, request_.config.policies.For(to.database, to.name));
@@ -1010,7 +985,7 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
       } else {
         state->dest.source.database = to.database;
         state->dest.source.name = to.name;
-        dropped_[to_key] = state->dest;
+        set_.dropped()[to_key] = state->dest;
         lines.push_back(
             fmt::format("RENAME TABLE {} TO {}: ClickHouse table renamed to {}; {} does not match "
                         "--tables, so it is no "
@@ -1021,10 +996,10 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
              rebuilding ? "rebuilt" : "propagated");
       continue;
     }
-    dropped_.erase(from_key);
+    set_.dropped().erase(from_key);
     if (!replicate_to) continue;
     // A table chsync did not replicate moved onto a replicated name: its rows must be copied.
-    CHSYNC_RETURN_IF_ERROR(CheckPlaceFree(to.database, to.name));
+    CHSYNC_RETURN_IF_ERROR(set_.CheckPlaceFree(to.database, to.name));
     PolicyContext context = ContextFor(to.database, to.name);
     if (context.policy.create_table == SchemaPolicy::CreateTable::kIgnore) continue;
     if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
@@ -1049,17 +1024,19 @@ Status Pipe::ApplyTableRenames(const binlog::Event& event, const std::string& st
       schemas_dirty_ = true;
       schema = tracker_.Find(to.database, to.name);
     }
-    CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+    CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, versions_->Sequence(event.file, committed_.sequence_base));
     // Run again after the rebuild below swapped its copy in (and a crash came), it would move the
     // copy aside.
-    CHSYNC_RETURN_IF_ERROR(RunStepOnce(event, fmt::format("{}/room", index), [&] {
-      return destination_.MakeRoom(to_target, to_place.table, fmt::format("{}_{}", sequence, event.position));
-    }));
+    CHSYNC_RETURN_IF_ERROR(destination_.RunStepOnce(
+        DdlStep{std::string(event.file), event.position, fmt::format("{}/room", index)}, [&] {
+          return destination_.MakeRoom(to_target, to_place.table,
+                                       fmt::format("{}_{}", sequence, event.position));
+        }));
     auto state = std::make_unique<TableState>();
-    state->dest = FreshDestination(*schema);
+    state->dest = set_.FreshDestination(*schema);
     TableState& added = *state;
-    tables_[to_key] = std::move(state);
-    dropped_.erase(to_key);
+    set_.tables()[to_key] = std::move(state);
+    set_.dropped().erase(to_key);
     std::erase_if(checkpoint_.snapshot,
                   [&](const TableSnapshot& s) { return s.database == to.database && s.table == to.name; });
     checkpoint_.snapshot.push_back({to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
@@ -1104,7 +1081,7 @@ Status Pipe::EndTransaction(const binlog::Event& event, uint64_t resume, bool fo
   gtids_.Commit();
   committed_.file = std::string(event.file);
   committed_.position = resume;
-  committed_.version_shift = numbering_.shift();
+  committed_.version_shift = versions_->shift();
   if (schemas_dirty_) {
     checkpoint_.schemas = tracker_.Serialize();
     schemas_dirty_ = false;
@@ -1125,7 +1102,7 @@ Status Pipe::EndTransaction(const binlog::Event& event, uint64_t resume, bool fo
   }
   if (due) CHSYNC_RETURN_IF_ERROR(FlushAndCheckpoint());
   CHSYNC_RETURN_IF_ERROR(PollControl());
-  return AnyRebuildFinished() ? PollRebuilds(false) : Status::Ok();
+  return rebuilds_.AnyFinished(set_.tables()) ? PollRebuilds(false) : Status::Ok();
 }
 
 Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& rows) {
@@ -1136,8 +1113,8 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   // The decoder skips the rows of tables chsync does not apply, held ones too; a held parent's
   // cascades still concern its children.
   if (rows.skipped && !cascades_.HasParents()) return Status::Ok();
-  auto it = FindTable(*rows.table, rows.table);
-  if (it == tables_.end()) return Status::Ok();
+  auto it = set_.tables().Find(*rows.table, rows.table);
+  if (it == set_.tables().end()) return Status::Ok();
   TableState& table = *it->second;
   NoteCascades();
   // InnoDB's cascades from this table's changes, unless the session turned foreign_key_checks off.
@@ -1147,8 +1124,8 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   auto park_children = [&](const std::string& why) -> Status {
     if (!cascading) return Status::Ok();
     for (const std::string& child : cascades_.ChildrenOf(it->first, rows.kind == binlog::RowsKind::kDelete)) {
-      auto c = tables_.find(child);
-      if (c == tables_.end() || c->second->held) continue;
+      auto c = set_.tables().find(child);
+      if (c == set_.tables().end() || c->second->held) continue;
       CHSYNC_RETURN_IF_ERROR(
           ParkTable(*c->second, c->first,
                     Error(ErrorKind::kUnsupported, "its parent " + it->first + " " + why +
@@ -1174,7 +1151,7 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
                        Coordinate(event.file, event.position));
     }
   }
-  CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+  CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, versions_->Sequence(event.file, committed_.sequence_base));
   // A row chsync cannot convert for this table parks it (when that concerns the table alone).
   bool parked = false;
   auto append = [&](Status appended) -> Status {
@@ -1190,12 +1167,11 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
   const size_t bytes_before = table.writer->bytes();
   const size_t rows_before = table.writer->rows();
   uint64_t unchanged = 0;  // updates that changed nothing: nothing written
-  versions_.clear();
+  row_versions_.clear();
   for (size_t k = 0; k < rows.rows.size() && !parked; ++k) {
     const binlog::RowChange& row = rows.rows[k];
-    CHSYNC_ASSIGN_OR_RETURN(uint64_t offset, numbering_.Offset(event, rows, k));
-    CHSYNC_ASSIGN_OR_RETURN(uint64_t version, RowVersion({sequence, offset}));
-    if (cascading) versions_.push_back(version);
+    CHSYNC_ASSIGN_OR_RETURN(uint64_t version, versions_->Of(sequence, event, rows, k));
+    if (cascading) row_versions_.push_back(version);
     if (before_copy) continue;
     switch (rows.kind) {
       case binlog::RowsKind::kWrite:
@@ -1248,14 +1224,14 @@ Status Pipe::HandleRows(const binlog::Event& event, const binlog::RowsEvent& row
 
 Status Pipe::FollowCascades(const std::string& key, TableState& table, const binlog::RowsEvent& rows,
                             const binlog::Event& event) {
-  auto work = cascades_.StatementsFor(tables_, key, table, rows, versions_,
+  auto work = cascades_.StatementsFor(set_.tables(), key, table, rows, row_versions_,
                                       SourcePosition{std::string(event.file), event.position, ""});
   if (!work.ok())
     return std::move(
         work.error().AddContext("the cascades of " + key + " at " + Coordinate(event.file, event.position)));
   for (auto& [child, why] : work->refused) {
-    auto it = tables_.find(child);
-    if (it == tables_.end()) continue;
+    auto it = set_.tables().find(child);
+    if (it == set_.tables().end()) continue;
     CHSYNC_RETURN_IF_ERROR(ParkTable(*it->second, it->first, why, "a cascade from " + key,
                                      Coordinate(event.file, event.position)));
   }
@@ -1274,8 +1250,8 @@ Status Pipe::RunCascades(const std::vector<std::pair<std::string, std::string>>&
   CHSYNC_RETURN_IF_ERROR(FlushAll());
   CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
   for (const auto& [child, statement] : statements) {
-    auto it = tables_.find(child);
-    if (it == tables_.end() || it->second->held) continue;  // parked meanwhile: owed whole
+    auto it = set_.tables().find(child);
+    if (it == set_.tables().end() || it->second->held) continue;  // parked meanwhile: owed whole
     CrashPoint("cascade");
     Status done = destination_.connection().Execute(statement);
     if (done.ok() || clickhouse::IsRetryable(done.error()) || done.error().kind() == ErrorKind::kNetwork) {
@@ -1287,32 +1263,6 @@ Status Pipe::RunCascades(const std::vector<std::pair<std::string, std::string>>&
         ParkTable(*it->second, it->first, done.error(), "a cascade into the table", position));
   }
   return Status::Ok();
-}
-
-TableStates::iterator Pipe::FindTable(std::string_view database, std::string_view table) {
-  key_scratch_.assign(database).append(1, '.').append(table);
-  return tables_.find(std::string_view(key_scratch_));
-}
-
-TableStates::iterator Pipe::FindTable(const binlog::TableMap& map,
-                                      const std::shared_ptr<const binlog::TableMap>& keep) {
-  if (found_erasures_ != tables_.erasures()) {
-    found_.clear();
-    found_erasures_ = tables_.erasures();
-  }
-  for (const FoundTable& f : found_) {
-    if (f.map.get() == &map) return f.table;
-  }
-  auto it = FindTable(map.database, map.table);
-  // Only tables found are kept (one not found may be added), and only with their map held.
-  if (it == tables_.end() || !keep) return it;
-  if (found_.size() < kFoundMaps) {
-    found_.push_back({keep, it});
-  } else {
-    found_[found_next_] = {keep, it};
-    found_next_ = (found_next_ + 1) % kFoundMaps;
-  }
-  return it;
 }
 
 Status Pipe::MapColumns(TableState& table, const std::shared_ptr<const binlog::TableMap>& map,
@@ -1387,7 +1337,7 @@ Status Pipe::AppendImage(TableState& table, binlog::RowImage image, uint64_t ver
 
 size_t Pipe::PendingRows() const {
   size_t rows = 0;
-  for (const auto& [key, table] : tables_) rows += table->writer ? table->writer->batch_rows() : 0;
+  for (const auto& [key, table] : set_.tables()) rows += table->writer ? table->writer->batch_rows() : 0;
   return rows;
 }
 
@@ -1417,7 +1367,7 @@ Flusher::BatchInfo Pipe::TakeBatchInfo(TableState& table) {
 Status Pipe::QueueRows(TableState& table) {
   // A move to another server must find these rows' transactions there (lineage.h).
   if (!gtids_.empty() || !committed_.gtid_set.empty()) {
-    CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(gtids_.ToStringWithOpen()));
+    CHSYNC_RETURN_IF_ERROR(versions_->lineage().NoteSent(gtids_.ToStringWithOpen()));
   }
   Flusher::BatchInfo info = TakeBatchInfo(table);
   const std::string key = TableKey(table.dest.source.database, table.dest.source.name);
@@ -1442,7 +1392,7 @@ Status Pipe::QueueRows(TableState& table) {
 }
 
 Status Pipe::SendWriters() {
-  for (auto& [key, table] : tables_) {
+  for (auto& [key, table] : set_.tables()) {
     if (table->writer && table->writer->rows() > 0) CHSYNC_RETURN_IF_ERROR(QueueRows(*table));
   }
   pending_bytes_ = 0;
@@ -1453,13 +1403,13 @@ Status Pipe::SendWriters() {
 
 Status Pipe::FlushAll() {
   if (!boundaries_.open_xa()) return SendWriters();
-  for (auto& [key, table] : tables_) CHSYNC_RETURN_IF_ERROR(FlushTable(key, *table));
+  for (auto& [key, table] : set_.tables()) CHSYNC_RETURN_IF_ERROR(FlushTable(key, *table));
   return Status::Ok();
 }
 
 Status Pipe::SendOpenXaBatches(const std::string& position) {
   if (xa_batches_.empty()) return RunCascades(cascades_.TakeDeferred(), position);
-  CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(gtids_.ToStringWithOpen()));
+  CHSYNC_RETURN_IF_ERROR(versions_->lineage().NoteSent(gtids_.ToStringWithOpen()));
   std::vector<XaBatch> batches = std::move(xa_batches_);
   xa_batches_.clear();
   std::map<std::string, PendingRowChanges> changes = std::move(xa_changes_);
@@ -1480,7 +1430,7 @@ Status Pipe::SendOpenXaBatches(const std::string& position) {
 }
 
 void Pipe::DiscardOpenXaRows() {
-  for (auto& [key, table] : tables_) {
+  for (auto& [key, table] : set_.tables()) {
     if (table->writer) (void)table->writer->TakeData();
     table->changes.inserts = table->changes.updates = table->changes.deletes = 0;
   }
@@ -1494,8 +1444,8 @@ void Pipe::DiscardOpenXaRows() {
 Status Pipe::PrepareXa(const binlog::Event& event, const Boundary& boundary) {
   // A prepared transaction's rows wait in a file, and its cascades cannot follow them there.
   for (const std::string& child : cascades_.DeferredChildren()) {
-    auto it = tables_.find(child);
-    if (it == tables_.end() || it->second->held) continue;
+    auto it = set_.tables().find(child);
+    if (it == set_.tables().end() || it->second->held) continue;
     CHSYNC_RETURN_IF_ERROR(
         ParkTable(*it->second, it->first,
                   Error(ErrorKind::kUnsupported,
@@ -1505,7 +1455,7 @@ Status Pipe::PrepareXa(const binlog::Event& event, const Boundary& boundary) {
   cascades_.DropDeferred();
   std::vector<XaBatch> batches = std::move(xa_batches_);
   xa_batches_.clear();
-  for (auto& [key, table] : tables_) {
+  for (auto& [key, table] : set_.tables()) {
     if (!table->writer || table->writer->rows() == 0) continue;
     xa_changes_[key].Absorb(table->changes);
     batches.push_back({key, table->writer->insert_prefix(), table->writer->TakeData()});
@@ -1523,13 +1473,13 @@ Status Pipe::PrepareXa(const binlog::Event& event, const Boundary& boundary) {
     first->deletes = entry.second.deletes;
   }
   xa_changes_.clear();
-  CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, FileSequence(event.file));
+  CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, versions_->Sequence(event.file, committed_.sequence_base));
   PendingXa pending{boundary.xid, Coordinate(event.file, xa_group_start_),
                     XaRowsFileName(sequence, xa_group_start_)};
   std::erase_if(checkpoint_.pending_xa, [&](const PendingXa& x) { return x.xid == boundary.xid; });
   if (!batches.empty()) {
     // On disk before any checkpoint past the PREPARE names it.
-    CHSYNC_RETURN_IF_ERROR(WriteXaRows(state_->path(), pending.rows_file, batches));
+    CHSYNC_RETURN_IF_ERROR(WriteXaRows(checkpointer_.path(), pending.rows_file, batches));
     log::Info("XA transaction {} prepared at {}: its rows wait for XA COMMIT", boundary.xid,
               pending.prepared);
   } else {
@@ -1556,12 +1506,13 @@ Status Pipe::FinishXa(const binlog::Event& event, const Boundary& boundary, bool
   checkpoint_.pending_xa.erase(it);
   if (!pending.rows_file.empty()) {
     if (commit) {
-      CHSYNC_ASSIGN_OR_RETURN(std::vector<XaBatch> batches, ReadXaRows(state_->path(), pending.rows_file));
-      CHSYNC_RETURN_IF_ERROR(lineage_->NoteSent(gtids_.ToStringWithOpen()));
+      CHSYNC_ASSIGN_OR_RETURN(std::vector<XaBatch> batches,
+                              ReadXaRows(checkpointer_.path(), pending.rows_file));
+      CHSYNC_RETURN_IF_ERROR(versions_->lineage().NoteSent(gtids_.ToStringWithOpen()));
       for (XaBatch& batch : batches) {
-        auto target = tables_.find(batch.table);
-        if (target == tables_.end()) continue;  // no longer replicated (dropped, renamed away)
-        if (target->second->held) continue;     // parked or paused: its copy on resume has these rows
+        auto target = set_.tables().find(batch.table);
+        if (target == set_.tables().end()) continue;  // no longer replicated (dropped, renamed away)
+        if (target->second->held) continue;           // parked or paused: its copy on resume has these rows
         // The table's changes count with its first batch (they are in the file).
         Flusher::BatchInfo info;
         PendingRowChanges counted;
@@ -1578,7 +1529,7 @@ Status Pipe::FinishXa(const binlog::Event& event, const Boundary& boundary, bool
             flusher_->Insert(std::move(batch.prefix), std::move(batch.data), 0, std::move(info)));
       }
     }
-    obsolete_xa_files_.push_back(pending.rows_file);
+    checkpointer_.Obsolete(pending.rows_file);
   }
   log::Info("XA transaction {} (prepared at {}) {} at {}", boundary.xid, pending.prepared,
             commit ? "committed" : "rolled back", Coordinate(event.file, event.position));
@@ -1595,55 +1546,10 @@ Status Pipe::FlushAndCheckpoint() {
   status_.destination = DestinationLine();
   PublishTables();
   // Saved by the flusher once every row queued before it is in ClickHouse.
-  auto save = [this, checkpoint = checkpoint_, status = status_, obsolete = std::move(obsolete_xa_files_),
-               outcomes = std::move(request_outcomes_), mariadb = server_.is_mariadb(),
-               retention = retention_.get()]() mutable -> Status {
-    checkpoint.saved_at_ms = NowMs();
-    // Tables the flusher parked, whether or not the stream took them over after it built this
-    // checkpoint: their batches before it were refused, so the checkpoint must not come without them.
-    MergeHeld(checkpoint.held, park_board_.Owed());
-    if (!outcomes.empty()) DelayPoint("checkpoint.save.request");
-    Status saved = !outcomes.empty() && FailPoint("checkpoint.save.request")
-                       ? Status(Error(ErrorKind::kIo, "the checkpoint could not be saved (CHSYNC_FAIL_AT)"))
-                       : state_->Save(checkpoint);
-    if (!saved.ok()) return saved;
-    ++checkpoints_saved_;
-    for (const std::string& file : obsolete) RemoveXaRows(state_->path(), file);
-    for (const auto& [id, outcome] : outcomes) {
-      Status completed = CompleteRequest(state_->path(), id, outcome);
-      if (!completed.ok()) log::Warn("request {}: {}", id, completed.error().message());
-    }
-    Metrics().NoteCheckpoint(checkpoint.resume.file, checkpoint.resume.position, checkpoint.resume.gtid_set,
-                             mariadb, checkpoint.saved_at_ms, status.last_event_time);
-    if (retention != nullptr) retention->SetCheckpoint(checkpoint.resume.file, checkpoint.resume.position);
-    status.updated_at_ms = checkpoint.saved_at_ms;
-    PublishRunStatus(status);
-    Status written = WriteRunStatus(state_->path(), status);
-    if (!written.ok()) log::Warn("cannot write the status file: {}", written.error().message());
-    return Status::Ok();
-  };
-  obsolete_xa_files_.clear();
-  request_outcomes_.clear();
+  auto save = checkpointer_.Deferred(checkpoint_, status_, source_.server().is_mariadb(), retention_.get());
   CHSYNC_RETURN_IF_ERROR(flusher_->After(std::move(save)));
   last_checkpoint_ = std::chrono::steady_clock::now();
   return Status::Ok();
-}
-
-Result<SourceIdentity> Pipe::ReadSourceIdentity(mysql::Connection& conn) {
-  SourceIdentity id;
-  id.address = source_options_.Address();
-  CHSYNC_ASSIGN_OR_RETURN(std::optional<std::string> server_id, conn.QueryValue("SELECT @@server_id"));
-  std::string_view text = server_id.value_or("");
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id.server_id);
-  if (ec != std::errc() || end != text.data() + text.size()) {
-    return Error(ErrorKind::kServer,
-                 "@@server_id of " + id.address + " is '" + server_id.value_or("NULL") + "'");
-  }
-  if (!server_.is_mariadb()) {
-    CHSYNC_ASSIGN_OR_RETURN(std::optional<std::string> uuid, conn.QueryValue("SELECT @@server_uuid"));
-    id.server_uuid = uuid.value_or("");
-  }
-  return id;
 }
 
 Status Pipe::CheckLanding(const binlog::Event& event, const mysql::StreamEvent& ev,
@@ -1672,17 +1578,7 @@ Status Pipe::CheckLanding(const binlog::Event& event, const mysql::StreamEvent& 
   }
   if (why.empty()) return Status::Ok();
   lineage_break_ = why;
-  return Error(ErrorKind::kNetwork, "the binlog of " + DescribeSource() + " was written anew: " + why);
-}
-
-Result<uint32_t> Pipe::FileSequence(std::string_view file) {
-  if (file != sequence_file_ || sequence_base_ != committed_.sequence_base) {
-    // Made durable as the high-water mark before any row of a higher sequence is queued (lineage.h).
-    CHSYNC_ASSIGN_OR_RETURN(sequence_, lineage_->Count(file, committed_.sequence_base));
-    sequence_file_ = std::string(file);
-    sequence_base_ = committed_.sequence_base;
-  }
-  return sequence_;
+  return Error(ErrorKind::kNetwork, "the binlog of " + source_.Describe() + " was written anew: " + why);
 }
 
 Error Pipe::ResyncError(const std::string& table, const std::string& what, const binlog::Event& event) const {

@@ -49,12 +49,12 @@ Status Pipe::HoldTable(TableState& table, HeldTable held, bool announce) {
         "had; every other table goes on. Fix the cause, then `chsync resume --state {} --table {}` (or "
         "`chsync "
         "resync --table`) copies it again online",
-        held.table, held.position, held.reason, state_->path(), held.table);
+        held.table, held.position, held.reason, checkpointer_.path(), held.table);
   } else if (announce) {
     log::Warn("table {} paused at {}: its changes are no longer applied until `chsync resume`", held.table,
               held.position);
   }
-  Record(held.table, PlaceFor(table.dest.source.database, table.dest.source.name).target.database,
+  Record(held.table, set_.PlaceFor(table.dest.source.database, table.dest.source.name).target.database,
          held.position, held.statement.empty() ? "(" + held.reason + ")" : held.statement,
          {held.state == "parked" ? "parked: " + held.reason : "paused"}, "");
   table.held = std::move(held);
@@ -68,7 +68,7 @@ Status Pipe::RecopyTable(TableState& table, const std::string& key, const std::s
   if (table.rebuild) CHSYNC_RETURN_IF_ERROR(CancelRebuild(table));
   std::optional<HeldTable> was = std::move(table.held);
   table.held.reset();
-  table.dest = FreshDestination(*now, table.dest.excluded);
+  table.dest = set_.FreshDestination(*now, table.dest.excluded);
   const std::string position = Coordinate(committed_.file, committed_.position);
   Status started = StartRebuild(table, position, reason, /*resume=*/false);
   if (!started.ok()) {
@@ -96,7 +96,7 @@ void Pipe::AttachParking(Flusher::BatchInfo& info, const std::string& key) {
   ParkBoard* board = &park_board_;
   info.skip = [board, key] { return board->Parked(key); };
   const std::string position = Coordinate(committed_.file, committed_.position);
-  const std::string state_path = state_->path();
+  const std::string state_path = checkpointer_.path();
   const uint64_t rows = info.rows;
   info.rejected = [board, key, position, state_path, rows](const Error& error) {
     if (!ConcernsOneTable(error)) return false;
@@ -122,8 +122,8 @@ Status Pipe::PollControl() {
   if (boundaries_.in_transaction() || boundaries_.open_xa()) return Status::Ok();
   bool took_over = false;
   for (HeldTable& held : park_board_.TakeNew()) {
-    auto it = tables_.find(held.table);
-    if (it == tables_.end() || it->second->held) continue;
+    auto it = set_.tables().find(held.table);
+    if (it == set_.tables().end() || it->second->held) continue;
     CHSYNC_RETURN_IF_ERROR(HoldTable(*it->second, std::move(held), /*announce=*/false));
     took_over = true;
   }
@@ -133,41 +133,24 @@ Status Pipe::PollControl() {
   const auto now = CoarseSteadyNow();
   if (now - last_control_poll_ < std::chrono::seconds(1)) return Status::Ok();
   last_control_poll_ = now;
-  CHSYNC_ASSIGN_OR_RETURN(std::vector<ControlRequest> requests, PendingRequests(state_->path()));
+  CHSYNC_ASSIGN_OR_RETURN(std::vector<ControlRequest> requests,
+                          checkpointer_.Waiting(checkpoint_.requests_done));
   if (requests.empty()) return Status::Ok();
   for (const ControlRequest& request : requests) {
-    const bool done = std::find(checkpoint_.requests_done.begin(), checkpoint_.requests_done.end(),
-                                request.id) != checkpoint_.requests_done.end();
-    if (done) {
-      // Carried out by this process: the save of the checkpoint that holds it completes it (issue
-      // 33, case 7: completed from memory while that save waited, a kill -9 lost it). Else it came
-      // with the loaded checkpoint: carried out before a restart that came between its checkpoint
-      // and its completion.
-      if (!carried_out_here_.contains(request.id)) {
-        CHSYNC_RETURN_IF_ERROR(
-            CompleteRequest(state_->path(), request.id, "done: carried out before chsync restarted"));
-      }
-      continue;
-    }
     CHSYNC_ASSIGN_OR_RETURN(std::string outcome, CarryOut(request.op, request.table));
     if (outcome.empty()) continue;  // waits for the stream to read a statement (CarryOut)
     log::Info("request {} {} {}: {}", request.id, request.op, request.table, outcome);
-    checkpoint_.requests_done.push_back(request.id);
-    carried_out_here_.insert(request.id);
-    if (checkpoint_.requests_done.size() > kMaxRequestsDone) {
-      checkpoint_.requests_done.erase(checkpoint_.requests_done.begin());
-    }
-    request_outcomes_.emplace_back(request.id, std::move(outcome));
+    checkpointer_.Carried(request.id, std::move(outcome), checkpoint_.requests_done);
   }
-  if (request_outcomes_.empty()) return Status::Ok();
+  if (!checkpointer_.outcomes_waiting()) return Status::Ok();
   return FlushAndCheckpoint();
 }
 
 Result<std::string> Pipe::CarryOut(const std::string& op, const std::string& key) {
-  auto it = tables_.find(key);
-  if (it == tables_.end()) {
+  auto it = set_.tables().find(key);
+  if (it == set_.tables().end()) {
     std::string known;
-    for (const auto& [name, table] : tables_) known += (known.empty() ? "" : ", ") + name;
+    for (const auto& [name, table] : set_.tables()) known += (known.empty() ? "" : ", ") + name;
     return "refused: " + key + " is not a table this pipe replicates (it replicates " +
            (known.empty() ? std::string("none") : known) + ")";
   }

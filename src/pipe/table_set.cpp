@@ -1,5 +1,7 @@
-// Where each replicated table is in ClickHouse (its mapping and place), and the checks and creation
-// of its table there; the statements themselves go through the Destination (destination.h).
+// The replicated tables (table_set.h): which ones, where each is in ClickHouse, and the creation of
+// its table there.
+
+#include "pipe/table_set.h"
 
 #include <string>
 #include <vector>
@@ -7,18 +9,56 @@
 #include "clickhouse/ddl.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
-#include "pipe/pipeline_internal.h"
+#include "pipe/names.h"
 #include "policy/adopt.h"
 
 namespace chsync::pipe {
 
-Pipe::Placement Pipe::PlaceFor(std::string_view database, std::string_view table) const {
+namespace {
+
+/// `name` as `_…_<base>_<suffix>` with suffix one of `suffixes`: the base table's name, or "".
+std::string MigrationBase(std::string_view name, std::initializer_list<std::string_view> suffixes) {
+  if (name.size() < 3 || name.front() != '_') return "";
+  size_t begin = name.find_first_not_of('_');
+  if (begin == std::string_view::npos) return "";
+  for (std::string_view suffix : suffixes) {
+    if (name.size() > begin + suffix.size() + 1 && name.ends_with(suffix) &&
+        name[name.size() - suffix.size() - 1] == '_') {
+      return std::string(name.substr(begin, name.size() - suffix.size() - 1 - begin));
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Status TableSet::Configure() {
+  if (config_.tables.empty()) return Status::Ok();
+  auto filter = mysql::TableFilter::Parse(config_.tables);
+  if (!filter.ok()) return std::move(filter.error().AddContext("--tables"));
+  filter_ = std::move(filter).value();
+  return Status::Ok();
+}
+
+std::vector<std::string> TableSet::KeyColumns(std::string_view key) const {
+  std::vector<std::string> out;
+  auto it = tables_.find(key);
+  if (it == tables_.end()) return out;
+  const schema::TableSchema& source = it->second->dest.source;
+  for (int i : it->second->key_indexes) {
+    if (i >= 0 && static_cast<size_t>(i) < source.columns.size())
+      out.push_back(source.columns[static_cast<size_t>(i)].name);
+  }
+  return out;
+}
+
+TableSet::Placement TableSet::PlaceFor(std::string_view database, std::string_view table) const {
   EffectiveMapping mapping = MappingFor(database, table);
   return {destination_.TargetIn(std::move(mapping.dest_database)), std::move(mapping.dest_table)};
 }
 
-Status Pipe::CheckPlaceFree(std::string_view database, std::string_view table,
-                            std::string_view moving) const {
+Status TableSet::CheckPlaceFree(std::string_view database, std::string_view table,
+                                std::string_view moving) const {
   const Placement place = PlaceFor(database, table);
   const std::string key = TableKey(database, table);
   for (const auto& [other, state] : tables_) {
@@ -34,74 +74,14 @@ Status Pipe::CheckPlaceFree(std::string_view database, std::string_view table,
   return Status::Ok();
 }
 
-Status Pipe::CheckDistributedTables() {
-  if (!destination_.sharded()) return Status::Ok();
-  for (const auto& [key, table] : tables_) {
-    const Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
-    CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys,
-                            destination_.ReadTableKeys(place.target, place.table));
-    if (!keys) continue;  // no local table yet: chsync creates both
-    CHSYNC_ASSIGN_OR_RETURN(std::string engine, destination_.DistributedEngine(place.target, place.table));
-    if (engine.empty()) {
-      // Dropped by someone (or by a crash between two steps): made again, and its rows routed.
-      CHSYNC_RETURN_IF_ERROR(destination_.EnsureDistributed(place.target, place.table, /*recreate=*/false));
-      CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
-      continue;
-    }
-    const auto differs = clickhouse::DistributedDiffers(
-        engine, place.target.cluster, place.target.local_database, place.table, keys->sorting_key);
-    if (differs) return destination_.ForeignDistributedError(place.target, place.table, differs->what);
-  }
-  return Status::Ok();
-}
-
-Status Pipe::CheckRouting() {
-  if (!checkpoint_.routing) {
-    // A checkpoint older than the field: what routes now is all there is to go by.
-    log::Info("recording the destination's routing: {}", DescribeRouting(destination_.routing_now()));
-    checkpoint_.routing = destination_.routing_now();
-    return Status::Ok();
-  }
-  // How keys print matters only for sharding keys that hold a decimal or a date (21.9 changed
-  // their text); keys of integers and strings hash alike on every version.
-  bool key_text_matters = false;
-  for (const schema::TableSchema* t : tracker_.Tables()) {
-    if (!filter_.Matches(t->database, t->name)) continue;
-    std::vector<std::string> key = clickhouse::ChooseSortingKey(*t).columns;
-    for (std::string& c : MappingFor(t->database, t->name).KeyColumns(*t)) key.push_back(std::move(c));
-    for (const std::string& name : key) {
-      const schema::Column* c = t->GetColumn(name);
-      using T = schema::ColumnType;
-      if (c != nullptr && (c->type == T::kDecimal || c->type == T::kDate || c->type == T::kDateTime ||
-                           c->type == T::kTimestamp)) {
-        key_text_matters = true;
-      }
-    }
-  }
-  if (std::optional<std::string> change =
-          RoutingChange(*checkpoint_.routing, destination_.routing_now(), key_text_matters)) {
-    return Error(
-        ErrorKind::kConfig,
-        *change +
-            ": new versions of a key would go to another shard than its rows in ClickHouse, and FINAL "
-            "(which merges each shard alone) would show both. Either restore the cluster (its shards and "
-            "shard_weight in remote_servers, the ClickHouse version, --dest-cluster), or run `chsync resync` "
-            "with the same flags to copy every table again under the new routing (docs/clusters.md, "
-            "\"Routing is recorded\")");
-  }
-  // Same routing; a key text found now replaces one no style matched before.
-  if (destination_.routing_now().key_text != "unknown") checkpoint_.routing = destination_.routing_now();
-  return Status::Ok();
-}
-
-DestinationTable Pipe::FreshDestination(const schema::TableSchema& tracked,
-                                        const std::vector<std::string>& also_excluded) const {
+DestinationTable TableSet::FreshDestination(const schema::TableSchema& tracked,
+                                            const std::vector<std::string>& also_excluded) const {
   return NewDestination(tracked, destination_.caps(), MappingFor(tracked.database, tracked.name),
                         also_excluded);
 }
 
-Result<bool> Pipe::CheckAdopted(const schema::TableSchema& tracked, const EffectiveMapping& mapping,
-                                const std::vector<std::string>& also_excluded, bool must_be_empty) {
+Result<bool> TableSet::CheckAdopted(const schema::TableSchema& tracked, const EffectiveMapping& mapping,
+                                    const std::vector<std::string>& also_excluded, bool must_be_empty) {
   const Placement place = PlaceFor(tracked.database, tracked.name);
   const clickhouse::DdlTarget& target = place.target;
   const std::string dest = place.Qualified();
@@ -147,8 +127,8 @@ Result<bool> Pipe::CheckAdopted(const schema::TableSchema& tracked, const Effect
   return true;
 }
 
-Status Pipe::CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name,
-                               const DestinationTable* carried) {
+Status TableSet::CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name,
+                                   const DestinationTable* carried) {
   // The table's `table_options:`, checked before anything is dropped.
   EffectiveMapping mapping = MappingFor(tracked.database, tracked.name);
   if (carried != nullptr) mapping.AcceptRenamedAway(carried->excluded, carried->clickhouse_names);
@@ -188,11 +168,36 @@ Status Pipe::CreateDestination(const schema::TableSchema& tracked, bool replace,
   return destination_.EnsureDistributed(target, table.name, /*recreate=*/false);
 }
 
-std::string Pipe::DestinationLine() const {
-  const std::string node = flusher_ != nullptr        ? flusher_->Describe()
-                           : destination_.connected() ? destination_.connection().Describe()
-                                                      : "";
-  return destination_.Describe(node);
+EffectiveMapping TableSet::MappingFor(std::string_view database, std::string_view table) const {
+  const PipeConfig& config = config_;
+  const std::string base = MigrationBase(table, {"gho", "ghc", "del", "old", "new"});
+  if (base.empty() || !(tables_.contains(TableKey(database, base)) || filter_.Matches(database, base)))
+    return config.mappings.For(database, table, config.dest_database);
+  // A table an online schema migration tool made for a replicated table (its shadow, the old table it
+  // renames away) takes the base table's options, so that excluded columns never reach ClickHouse
+  // through the shadow and the swap brings ORDER BY, renames and codecs along; its ClickHouse name is
+  // made from the base's as the tool made its own (`_orders_v2_gho` for `_orders_gho`).
+  EffectiveMapping m = config.mappings.For(database, base, config.dest_database);
+  const size_t begin = table.find_first_not_of('_');
+  m.source_table = std::string(table);
+  m.dest_table =
+      std::string(table.substr(0, begin)) + m.dest_table + std::string(table.substr(begin + base.size()));
+  // The migration may drop or rename a column the base's entries name: not an error in its copy.
+  for (NamedColumn& n : m.excluded) n.exact = false;
+  for (auto& [n, to] : m.renamed) n.exact = false;
+  for (auto& [n, options] : m.columns) n.exact = false;
+  return m;
+}
+
+bool TableSet::ShouldReplicate(std::string_view database, std::string_view name) const {
+  if (filter_.Matches(database, name)) return true;
+  std::string base = MigrationBase(name, {"gho", "new"});
+  return !base.empty() && tables_.contains(TableKey(database, base));
+}
+
+bool TableSet::IsMigrationLeftover(std::string_view database, std::string_view name) const {
+  std::string base = MigrationBase(name, {"gho", "ghc", "del", "old", "new"});
+  return !base.empty() && (tables_.contains(TableKey(database, base)) || filter_.Matches(database, base));
 }
 
 }  // namespace chsync::pipe

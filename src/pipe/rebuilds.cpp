@@ -1,0 +1,41 @@
+#include "pipe/rebuilds.h"
+
+#include <mutex>
+#include <thread>
+#include <utility>
+
+namespace chsync::pipe {
+
+void Rebuilds::Launch(Rebuilder& rebuild, Copy copy) {
+  Rebuilder* r = &rebuild;
+  std::atomic<uint64_t>* ended = &ended_;
+  rebuild.thread = std::thread([r, ended, copy = std::move(copy)] {
+    auto on_chunk = [r](const TableSnapshot& progress) -> Status {
+      std::lock_guard<std::mutex> lock(r->mutex);
+      r->state.progress = progress;
+      return Status::Ok();
+    };
+    r->result = copy(on_chunk, r->stop);
+    r->finished = true;
+    ended->fetch_add(1, std::memory_order_release);
+  });
+}
+
+bool Rebuilds::AnyFinished(const TableStates& tables) const {
+  // A copy sets `finished` before it bumps the count: a walk after the count moved sees it.
+  const uint64_t ended = ended_.load(std::memory_order_acquire);
+  if (ended == seen_) return false;
+  for (const auto& [key, table] : tables) {
+    if (table->rebuild && table->rebuild->finished) return true;
+  }
+  seen_ = ended;
+  return false;
+}
+
+void Rebuilds::StopAll(TableStates& tables) {
+  for (auto& [key, table] : tables) {
+    if (table->rebuild) table->rebuild->Stop();
+  }
+}
+
+}  // namespace chsync::pipe
