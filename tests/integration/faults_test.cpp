@@ -223,8 +223,18 @@ std::string WaitEqualToSource(PipeTest& p, const std::string& table, int seconds
 /// stored once (count() = uniqExact(id) without FINAL), else what was found.
 std::string DuplicateKeys(PipeTest& p, const std::string& table) {
   std::string error;
-  if (!testing::QueryDestination(p.dest_url(), "OPTIMIZE TABLE " + p.DestTable(table) + " FINAL", &error)) {
-    return "OPTIMIZE … FINAL failed: " + error;
+  const std::string optimize = "OPTIMIZE TABLE " + p.DestTable(table) + " FINAL";
+  if (!testing::QueryDestination(p.dest_url(), optimize, &error)) {
+    if (p.dest_url() != RequireEnv("CHSYNC_TEST_CLICKHOUSE_FAULT") || testing::FaultClickHouseAnswers()) {
+      return "OPTIMIZE … FINAL failed: " + error;
+    }
+    // The fault ClickHouse went away after the comparison (once seen in CI, cause unknown): what is
+    // on its disk is what counts, so start it again and say so.
+    std::printf("the fault ClickHouse stopped answering after the test; %s\n",
+                testing::FaultClickHouseState().c_str());
+    if (!testing::StartFaultClickHouse() || !testing::QueryDestination(p.dest_url(), optimize, &error)) {
+      return "OPTIMIZE … FINAL failed: " + error + "\n" + testing::FaultClickHouseState();
+    }
   }
   auto rows = testing::QueryDestination(p.dest_url(),
                                         "SELECT count(), uniqExact(id) FROM " + p.DestTable(table), &error);

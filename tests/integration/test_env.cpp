@@ -9,12 +9,14 @@
 #include <unistd.h>
 
 #include <array>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 namespace chsync::testing {
 
@@ -202,6 +204,27 @@ bool StartServer(const std::string& server) {
 
 bool FaultClickHouseAnswers() {
   return Answers("CHSYNC_TEST_CLICKHOUSE_FAULT");
+}
+
+std::string FaultClickHouseState() {
+  const std::string server = "CHSYNC_TEST_CLICKHOUSE_FAULT";
+  pid_t pid = ServerPid(server);
+  std::string state = "fault ClickHouse: pid file names " + std::to_string(pid) + ", " +
+                      (pid != 0 && Alive(pid) ? "alive" : "not running");
+  std::string start = RequireEnv((server + "_START").c_str());
+  if (start.empty()) return state;
+  std::ifstream in(start.substr(0, start.rfind('/') + 1) + "log/error.log");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    size_t digits = 0;
+    while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits])) != 0) ++digits;
+    if (digits > 0 && line.compare(digits, 2, ". ") == 0) continue;  // "3. /lib/…": a stack frame
+    lines.push_back(line.substr(0, 400));
+    if (lines.size() > 12) lines.erase(lines.begin());
+  }
+  state += "; the end of its error log:";
+  for (const std::string& line : lines) state += "\n  " + line;
+  return state;
 }
 
 bool KillFaultClickHouse() {

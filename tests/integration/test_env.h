@@ -59,6 +59,9 @@ bool KillFaultClickHouse();
 bool StartFaultClickHouse();
 /// True when the fault ClickHouse answers `SELECT 1` now.
 bool FaultClickHouseAnswers();
+/// For a failure message when it does not answer: its process id, whether that process lives,
+/// and the last lines of its error log (stack traces left out).
+std::string FaultClickHouseState();
 
 /// The same for any server of scripts/test-servers with a start script, named by its environment
 /// prefix: "CHSYNC_TEST_CLICKHOUSE_NODE1" (…_START, …_PIDFILE, and the URL in the variable
