@@ -134,7 +134,7 @@ Status Pipe::CheckSourceIdentity() {
 Status Pipe::FailOver(std::optional<mysql::BinlogCoordinate>& target, bool accept_gap) {
   const std::string was = source_.Describe();
   Rebuilds::StopAll(set_.tables());
-  flusher_.reset();
+  applier_.StopFlusher();
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> saved, checkpointer_.Load());
   const size_t before = source_.current();
   CHSYNC_RETURN_IF_ERROR(SelectSource(source_.FailoverOrder(), saved, accept_gap));
@@ -154,7 +154,7 @@ Status Pipe::FailOver(std::optional<mysql::BinlogCoordinate>& target, bool accep
 Status Pipe::FollowMovedSource() {
   const std::string was = source_.Describe();
   Rebuilds::StopAll(set_.tables());
-  flusher_.reset();
+  applier_.StopFlusher();
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> saved, checkpointer_.Load());
   CHSYNC_RETURN_IF_ERROR(SelectSource({source_.current()}, saved, /*accept_gap=*/false));
   source_.ForgetMove();

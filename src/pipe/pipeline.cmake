@@ -1,11 +1,13 @@
 # The pipe itself: set-up, snapshot orchestration, the binlog stream, checkpoints, status.
 target_sources(chsync_pipe PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/applier.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cascades.cpp
   ${CMAKE_CURRENT_LIST_DIR}/checkpointer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/clock.cpp
   ${CMAKE_CURRENT_LIST_DIR}/destination.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_set.cpp
   ${CMAKE_CURRENT_LIST_DIR}/flusher.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/holds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/live_tables.cpp
   ${CMAKE_CURRENT_LIST_DIR}/names.cpp
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
@@ -15,6 +17,6 @@ target_sources(chsync_pipe PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/table_control.cpp)
 
 # Unit tests of the engine's parts (fakes where a server is not needed).
-foreach(part flusher cascades destination live_tables checkpointer rebuilds table_set)
+foreach(part flusher cascades destination live_tables checkpointer rebuilds table_set holds)
   chsync_test(${part}_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/${part}_test.cpp DEPS chsync_pipe)
 endforeach()

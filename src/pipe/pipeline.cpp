@@ -57,7 +57,7 @@ Pipe::~Pipe() {
   quit_watch_ = true;
   stop_watch_.join();
   Rebuilds::StopAll(set_.tables());
-  flusher_.reset();
+  applier_.StopFlusher();
 }
 
 Status Pipe::Open() {
@@ -184,9 +184,9 @@ Status Pipe::CheckRouting() {
 }
 
 std::string Pipe::DestinationLine() const {
-  const std::string node = flusher_ != nullptr        ? flusher_->Describe()
-                           : destination_.connected() ? destination_.connection().Describe()
-                                                      : "";
+  const std::string node = applier_.flusher() != nullptr ? applier_.flusher()->Describe()
+                           : destination_.connected()    ? destination_.connection().Describe()
+                                                         : "";
   return destination_.Describe(node);
 }
 
@@ -636,6 +636,12 @@ void Pipe::SyncDestinations() {
   }
 }
 
+void Pipe::BeforeCheckpoint() {
+  SyncDestinations();
+  status_.destination = DestinationLine();
+  PublishTables();
+}
+
 Status Pipe::SaveCheckpoint() {
   checkpoint_.saved_at_ms = NowMs();
   SyncDestinations();
@@ -797,7 +803,7 @@ Status Pipe::Run() {
     binlog_gap_ = false;
     source_.ClearGtidGap();
     Rebuilds::StopAll(set_.tables());
-    flusher_.reset();
+    applier_.StopFlusher();
     set_.tables().clear();
     set_.dropped().clear();
     CHSYNC_RETURN_IF_ERROR(Initialize());
@@ -840,7 +846,7 @@ Status Pipe::Stopped() {
 Status Pipe::Fail(const Error& error) {
   cancel_ = true;
   Rebuilds::StopAll(set_.tables());
-  flusher_.reset();  // stops it: the status file has one writer at a time
+  applier_.StopFlusher();  // stops it: the status file has one writer at a time
   status_.last_error = error.message();
   status_.updated_at_ms = NowMs();
   SetPhase("failed");

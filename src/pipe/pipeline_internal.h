@@ -28,11 +28,13 @@
 #include "mysql/server_probe.h"
 #include "mysql/source_set.h"
 #include "mysql/table_filter.h"
+#include "pipe/applier.h"
 #include "pipe/cascades.h"
 #include "pipe/checkpointer.h"
 #include "pipe/clock.h"
 #include "pipe/destination.h"
 #include "pipe/flusher.h"
+#include "pipe/holds.h"
 #include "pipe/live_tables.h"
 #include "pipe/names.h"
 #include "pipe/pipe_metrics.h"
@@ -57,10 +59,10 @@
 
 namespace chsync::pipe {
 
-class Pipe {
+class Pipe : private ApplierHost {
  public:
   Pipe(const RunRequest& request, const std::atomic<bool>& stop);
-  ~Pipe();
+  ~Pipe() override;
   Status Run();
   /// Records `error` for `chsync status` and returns it.
   Status Fail(const Error& error);
@@ -75,7 +77,7 @@ class Pipe {
   Status LoadState();
   /// Finds the cascading foreign keys of the replicated tables again when a table or its schema
   /// changed (cascades.h), and lists them and whether they are followed in the status.
-  void NoteCascades();
+  void NoteCascades() override;
   // failover.cpp: several source servers (docs/failover.md).
   /// source_.Select with what the pipe applied and sent (the lineage of versions_); a gap is
   /// BinlogGap.
@@ -100,7 +102,7 @@ class Pipe {
   /// table is being rebuilt).
   Status FollowMovedDestination(const DestinationState& saved, const std::string& database,
                                 const std::string& table);
-  Status RebuildWriter(TableState& table);
+  Status RebuildWriter(TableState& table) override;
   Status Snapshot();
   /// From the saved checkpoint: the tables, what is left of the snapshot, then the stream.
   Status CopyAndStream();
@@ -111,14 +113,15 @@ class Pipe {
   Status LoadDatabaseDefaults(schema::Tracker& tracker);
   /// Starts (or, with `resume`, continues from table.rebuild's recorded progress) the online
   /// rebuild of `table` under its current dest.source.
-  Status StartRebuild(TableState& table, const std::string& position, const std::string& reason, bool resume);
+  Status StartRebuild(TableState& table, const std::string& position, const std::string& reason,
+                      bool resume) override;
   /// Stops a rebuild and drops its table; the ClickHouse table stays as it was.
-  Status CancelRebuild(TableState& table);
+  Status CancelRebuild(TableState& table) override;
   // table_control.cpp: parked and paused tables, and the requests of `chsync pause|resume|resync`.
   /// A failure of one table's statement or rows: parks the table (Ok) when the failure concerns it
   /// alone (ConcernsOneTable) and its on_table_error is park; otherwise returns `error`.
   Status ParkTable(TableState& table, const std::string& key, const Error& error,
-                   const std::string& statement, const std::string& position);
+                   const std::string& statement, const std::string& position) override;
   /// Stops applying `table`'s changes: its unsent rows and any rebuild are dropped; said loudly.
   Status HoldTable(TableState& table, HeldTable held, bool announce);
   /// Copies `table` again online from the tracked schema (an online rebuild, which ends in a swap),
@@ -127,12 +130,13 @@ class Pipe {
   /// Between transactions: takes over the tables the flusher parked, and carries out the
   /// requests waiting in the state directory (at most once a second); a checkpoint records them.
   Status PollControl();
+  /// PollControl, and PollRebuilds when a copy finished (ApplierHost).
+  Status BetweenTransactions() override;
+  /// SyncDestinations, the status's destination line and tables (ApplierHost).
+  void BeforeCheckpoint() override;
   /// One request: what it did or why it was refused ("done: …" / "refused: …"); empty when it must
   /// wait for the stream (a key added at the source that the stream has not read yet).
   Result<std::string> CarryOut(const std::string& op, const std::string& table);
-  /// What the flusher needs to park `key` when ClickHouse refuses its INSERT (nothing with
-  /// on_table_error=stop).
-  void AttachParking(Flusher::BatchInfo& info, const std::string& key);
 
   /// Swaps finished rebuilds in; with `wait`, waits for every running one first.
   Status PollRebuilds(bool wait);
@@ -141,11 +145,12 @@ class Pipe {
   Result<bool> SourceMovedOn(const TableState& table);
   Result<std::vector<std::string>> SelectedDatabases();
   Result<std::vector<schema::TableSchema>> LoadSourceSchemas(
-      const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep);
+      const std::vector<std::string>& databases,
+      const std::function<bool(const schema::TableSchema&)>& keep) override;
   Result<SourcePosition> StablePoint(const std::vector<std::string>& databases,
                                      const std::function<bool(const schema::TableSchema&)>& keep,
                                      std::vector<schema::TableSchema>& schemas);
-  PolicyContext ContextFor(std::string_view source_database, std::string_view table = "") const;
+  PolicyContext ContextFor(std::string_view source_database, std::string_view table = "") const override;
 
   // Checks of the replicated tables' ClickHouse tables (pipeline.cpp), over set_.
   using Placement = TableSet::Placement;
@@ -172,81 +177,14 @@ class Pipe {
   Status StoppedUnacknowledged(const Error& error);
   /// One session of the binlog stream; returns Ok when stopped or caught up.
   Status StreamSession(const std::optional<mysql::BinlogCoordinate>& target, bool& done);
-  /// `outer_end`: the end of the event as it lies in the file (a TRANSACTION_PAYLOAD's end for the
-  /// events inside it).
-  Status HandleEvent(const binlog::Event& event, uint64_t outer_end);
-  Status HandleRows(const binlog::Event& event, const binlog::RowsEvent& rows);
-  Status HandleQuery(const binlog::Event& event, const binlog::QueryEvent& query, uint64_t resume);
-  /// A row-changing statement written as text (a session in STATEMENT format, a MIXED server):
-  /// parks (or, with on_table_error=stop, stops on) every replicated table it names; its changes
-  /// are not in the binlog as rows.
-  Status ParkStatementTables(const binlog::Event& event, const binlog::QueryEvent& query);
-  /// Whether statement `sql` (run in `database`, at `event`) may concern `table`: it names the
-  /// table, in its database or naming that too, and the table was not copied again after it.
-  bool StatementNames(const TableState& table, std::string_view sql, std::string_view database,
-                      const binlog::Event& event) const;
-  /// XA: the first phase's rows are written to the state directory at XA PREPARE and sent at XA COMMIT.
-  Status PrepareXa(const binlog::Event& event, const Boundary& boundary);
-  Status FinishXa(const binlog::Event& event, const Boundary& boundary, bool commit);
-  /// Adds a kTableRenamed change for each table of a RENAME TABLE statement that the tracker does
-  /// not track (so reported nothing about) and that lands on a replicated name.
-  void AddUntrackedRenames(std::string_view sql, std::string_view database, const schema::LexOptions& lex,
-                           schema::ApplyResult& applied);
-  Status ApplySchemaChanges(const binlog::Event& event, const binlog::QueryEvent& query,
-                            const schema::ApplyResult& applied);
-  /// The kTableRenamed changes of a statement, in order: ClickHouse tables renamed along.
-  Status ApplyTableRenames(const binlog::Event& event, const std::string& statement,
-                           const std::vector<schema::SchemaChange>& changes);
-  /// Records a schema change of table `key`; `action` (SchemaChangeAction) counts it in the
-  /// metrics under the statement's kind ("": not counted, e.g. a rebuild that finished).
-  void Record(const std::string& key, const std::string& database, const std::string& position,
-              const std::string& statement, const std::vector<std::string>& lines, std::string_view action);
   /// Sets status_.phase and publishes it (LiveRunStatus, chsync_pipe_state).
   void SetPhase(const std::string& phase);
   /// The tables and their states, for the metrics (chsync_tables, LiveTables).
   void PublishTables();
-  /// The metrics' view of `table`'s rows about to be queued: their row changes move into the
-  /// batch, counted when it is acknowledged.
-  Flusher::BatchInfo TakeBatchInfo(TableState& table);
-  /// A transaction (or a statement outside one) ended at `resume`: the next checkpoint may be there.
-  Status EndTransaction(const binlog::Event& event, uint64_t resume, bool force_checkpoint);
-  /// Appends `record` to `_chsync_schema_log` in `database` (created on first use). A failure is
-  /// logged, not fatal: the history is also in `chsync status` and the log.
-  void RecordSchemaChange(const std::string& database, const SchemaChangeRecord& record);
-  Status AppendImage(TableState& table, binlog::RowImage image, uint64_t version, bool deleted,
-                     const binlog::Event& event);
-  Status MapColumns(TableState& table, const std::shared_ptr<const binlog::TableMap>& map,
-                    const binlog::Event& event);
-  /// Queues every table's pending rows for the flusher (none while an XA transaction's first phase is
-  /// open: those rows wait for its XA COMMIT).
-  Status FlushAll();
-  /// Queues one table's pending rows (into the open XA transaction's rows while one is open).
-  Status FlushTable(const std::string& key, TableState& table);
-  /// Queues every table's pending rows for the flusher, whatever is open.
-  Status SendWriters();
-  /// Queues `table`'s pending rows: to each shard's lane when its writer is routed, else lane 0.
-  Status QueueRows(TableState& table);
-  /// The open XA group committed in one phase: the rows set aside for it (xa_batches_) go to the
-  /// flusher now.
-  Status SendOpenXaBatches(const std::string& position);
-  /// The cascades a rows event of parent table `key` sets off (cascades.h): run now, or at the
-  /// open XA transaction's commit; a child they cannot be followed into is parked.
-  Status FollowCascades(const std::string& key, TableState& table, const binlog::RowsEvent& rows,
-                        const binlog::Event& event);
-  /// Runs cascade statements (child, statement) once every row before them is in ClickHouse;
-  /// `position` (the change's, "binlog.000003:1234") names where in a child's park reason.
-  Status RunCascades(const std::vector<std::pair<std::string, std::string>>& statements,
-                     const std::string& position);
-  /// Drops the rows of the open XA transaction's first phase (rolled back, or never prepared).
-  void DiscardOpenXaRows();
-  /// Queues the pending rows and then a checkpoint at committed_ (saved once they are acknowledged).
-  Status FlushAndCheckpoint();
-  size_t PendingRows() const;
   /// A GTID-started session's first transaction (or heartbeat): kNetwork with lineage_break_ set
   /// when it lies before the checkpoint's position (the server's binlog begins anew).
   Status CheckLanding(const binlog::Event& event, const mysql::StreamEvent& ev,
                       const binlog::HeartbeatEvent* hb);
-  Error ResyncError(const std::string& table, const std::string& what, const binlog::Event& event) const;
 
   const RunRequest& request_;
   const std::atomic<bool>& stop_;
@@ -263,30 +201,12 @@ class Pipe {
   Rebuilds rebuilds_;
   RunStatus status_;
 
-  // Stream state.
   std::unique_ptr<binlog::Decoder> decoder_;
-  /// Tables the flusher parked (an INSERT refused), until the stream takes them over; outlives
-  /// flusher_, whose threads use it.
-  ParkBoard park_board_;
+  /// Parked and paused tables: the park board (which the flusher's threads use, so it outlives
+  /// flusher_), when requests are read, and what each asks.
+  Holds holds_{request_.config.policies};
   /// The state directory and every save of the checkpoint (the flusher runs the stream's).
-  Checkpointer checkpointer_{park_board_};
-  std::chrono::steady_clock::time_point last_control_poll_{};
-  /// Sends the stream's batches and saves its checkpoints in order, beside the decoding thread.
-  std::unique_ptr<Flusher> flusher_;
-  /// Bytes of rows in the tables' writers (an estimate kept as rows are added and sent).
-  size_t pending_bytes_ = 0;
-  /// At least PendingRows(): rows appended since it was last computed or everything was sent.
-  /// EndTransaction computes PendingRows() (a walk over every table) only when this reaches
-  /// batch.max_rows, not once per transaction.
-  size_t pending_rows_bound_ = 0;
-  TransactionBoundaries boundaries_;
-  /// The open XA transaction's first phase: where its group began, and its rows sent out of the
-  /// writers early (batch limits).
-  uint64_t xa_group_start_ = 0;
-  std::vector<XaBatch> xa_batches_;
-  /// The open XA transaction's row changes whose rows left the writers (xa_batches_), by table (at
-  /// XA PREPARE they go into its rows file, counted at XA COMMIT).
-  std::map<std::string, PendingRowChanges> xa_changes_;
+  Checkpointer checkpointer_{holds_.board()};
   /// The source's binlog retention headroom (the metrics), sampled while streaming.
   std::unique_ptr<RetentionSampler> retention_;
   /// Cancels ClickHouse requests and retries a few seconds after stop_ (a watcher thread sets it):
@@ -299,29 +219,22 @@ class Pipe {
   /// The replicated tables: which, where in ClickHouse, and their state while the pipe runs
   /// (declared after the rebuilds whose threads use their Rebuilders, so destroyed before them).
   TableSet set_{request_.config, destination_};
-  /// Where the last complete transaction ended, with the GTID state there.
-  SourcePosition committed_;
-  /// The GTIDs applied as of committed_ (committed_.gtid_set is its text at each checkpoint).
-  GtidProgress gtids_;
   /// Row versions: the lineage (epochs, the high-water mark) and the numbering of rows
   /// (versions.h); set by Open.
   std::optional<Versions> versions_;
+  /// The binlog's events applied to ClickHouse: rows, schema changes, transactions, XA, cascades,
+  /// the stream's checkpoints; owns the flusher (declared after the park board and the
+  /// checkpointer its threads use, so destroyed before them).
+  Applier applier_{{request_, source_, tracker_, checkpoint_, status_, set_, destination_, checkpointer_,
+                    cascades_, holds_, versions_, retention_},
+                   *this};
   /// Set by a stream session that found the server's binlog no longer the one the checkpoint's
   /// positions are in (why): the next ReloadFromCheckpoint moves the checkpoint by GTID into a new
   /// epoch (CheckSourceIdentity).
   std::string lineage_break_;
   /// Stopped (SIGTERM) while Open waited for a source that did not answer: Run ends at once.
   bool stopped_at_start_ = false;
-  std::chrono::steady_clock::time_point last_flush_;
-  std::chrono::steady_clock::time_point last_checkpoint_;
-  std::vector<binlog::Value> ordered_;
-  std::vector<clickhouse::Cell> cells_;
-  /// The versions of a rows event's rows, for its cascades.
-  std::vector<uint64_t> row_versions_;
   uint32_t server_id_ = 0;
-  bool schemas_dirty_ = false;
-  /// The current statement ran in strict mode (its sql_mode).
-  bool strict_mode_ = true;
   /// The last stream session failed because the source did not answer (not ClickHouse).
   bool source_failed_ = false;
   /// The source no longer has what the pipe must read next (on_binlog_gap decides).
@@ -337,8 +250,6 @@ class Pipe {
   std::optional<SourceIdentity> positions_read_on_;
   /// This session opened its dump by position: its first GTID must be one the checkpoint lacks.
   bool check_first_gtid_ = false;
-  /// The kMariaGtidExtra{Start,Commit,Rollback}Alter bits of the last GTID event (a two-phase ALTER).
-  uint8_t alter_phase_ = 0;
   /// A session opened by GTID has not yet seen where it landed (CheckLanding).
   bool check_landing_ = false;
   /// A session opened by position read a GTID the checkpoint held: by GTID for the rest of the run.

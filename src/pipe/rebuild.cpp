@@ -183,8 +183,8 @@ Status Pipe::PollRebuilds(bool wait) {
   }
   if (!any) return Status::Ok();
   // Rows for the rebuilt tables go to their new tables before those are renamed.
-  CHSYNC_RETURN_IF_ERROR(FlushAll());
-  CHSYNC_RETURN_IF_ERROR(flusher_->Drain());
+  CHSYNC_RETURN_IF_ERROR(applier_.FlushAll());
+  CHSYNC_RETURN_IF_ERROR(applier_.flusher()->Drain());
   for (auto& [key, table] : set_.tables()) {
     if (!table->rebuild || !table->rebuild->finished || !table->rebuild->result.ok()) continue;
     RebuildState state;
@@ -202,10 +202,10 @@ Status Pipe::PollRebuilds(bool wait) {
     const Placement place = set_.PlaceFor(state.database, state.table);
     std::string line = fmt::format("rebuild finished: {} rows copied; the new table replaced {}",
                                    state.progress.rows_copied, place.Qualified());
-    Record(key, place.target.database, Coordinate(committed_.file, committed_.position),
-           "(rebuild started at " + state.position + ": " + state.reason + ")", {line}, "");
+    applier_.Record(key, place.target.database, applier_.committed_at(),
+                    "(rebuild started at " + state.position + ": " + state.reason + ")", {line}, "");
   }
-  return FlushAndCheckpoint();
+  return applier_.FlushAndCheckpoint();
 }
 
 }  // namespace chsync::pipe
