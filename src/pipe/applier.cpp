@@ -528,7 +528,7 @@ Status Applier::ApplySchemaChanges(const binlog::Event& event, const binlog::Que
       before = DestinationTable{};  // a new table: what ClickHouse holds under its name is moved aside
     const schema::TableSchema* after = tracker_.Find(name.database, name.name);
     if (created) CHSYNC_RETURN_IF_ERROR(set_.CheckPlaceFree(name.database, name.name));
-    PolicyContext context = host_.ContextFor(name.database, name.name);
+    PolicyContext context = set_.ContextFor(name.database, name.name, !source_.full_metadata());
     context.position = position;
     context.statement = statement;
     context.strict_mode = strict_mode_;
@@ -633,7 +633,7 @@ Status Applier::ApplyTableRenames(const binlog::Event& event, const std::string&
     auto it = set_.tables().find(from_key);
     std::vector<std::string> lines;
     if (it != set_.tables().end()) {
-      PolicyContext context = host_.ContextFor(from.database, from.name);
+      PolicyContext context = set_.ContextFor(from.database, from.name, !source_.full_metadata());
       if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
         Metrics().NoteSchemaChange("rename_table", "failed");
         return ResyncError(
@@ -711,7 +711,7 @@ Status Applier::ApplyTableRenames(const binlog::Event& event, const std::string&
     if (!replicate_to) continue;
     // A table chsync did not replicate moved onto a replicated name: its rows must be copied.
     CHSYNC_RETURN_IF_ERROR(set_.CheckPlaceFree(to.database, to.name));
-    PolicyContext context = host_.ContextFor(to.database, to.name);
+    PolicyContext context = set_.ContextFor(to.database, to.name, !source_.full_metadata());
     if (context.policy.create_table == SchemaPolicy::CreateTable::kIgnore) continue;
     if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
       Metrics().NoteSchemaChange("rename_table", "failed");
@@ -726,7 +726,7 @@ Status Applier::ApplyTableRenames(const binlog::Event& event, const std::string&
         return t.database == to.database && t.name == to.name;
       };
       CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> loaded,
-                              host_.LoadSourceSchemas({to.database}, keep));
+                              source_.LoadSchemas({to.database}, keep));
       if (loaded.empty()) {
         return ResyncError(to_key, "replaced by " + from_key + ", which chsync did not track and cannot find",
                            event);

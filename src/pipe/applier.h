@@ -68,12 +68,6 @@ class ApplierHost {
   virtual Status BetweenTransactions() = 0;
   /// The cascading foreign keys may have changed: found again when needed.
   virtual void NoteCascades() = 0;
-  /// The policies and placement of a table, for planning its schema change.
-  virtual PolicyContext ContextFor(std::string_view source_database, std::string_view table) const = 0;
-  /// The source's schemas of the tables of `databases` that `keep` keeps, as the source has them now.
-  virtual Result<std::vector<schema::TableSchema>> LoadSourceSchemas(
-      const std::vector<std::string>& databases,
-      const std::function<bool(const schema::TableSchema&)>& keep) = 0;
   /// A checkpoint is being made: the tables' destinations into it, the status's destination and tables.
   virtual void BeforeCheckpoint() = 0;
 };
@@ -220,7 +214,8 @@ class Applier {
   ApplierHost& host_;
 
   /// The server version and flavor of the session's last format description (a statement is read
-  /// as that server reads it: its versioned comments); unset until one was read.
+  /// as that server reads it: its versioned comments); unset until one was read. (MySQL 4's
+  /// START_EVENT_V3 binlogs, which have no row events, are not read.)
   std::optional<uint32_t> server_version_;
   bool mariadb_format_ = false;
   /// Sends the batches and saves the checkpoints in order, beside the decoding thread.

@@ -29,7 +29,7 @@ Error Pipe::BinlogGap(const std::string& what) {
 }
 
 Status Pipe::CheckSourceIdentity() {
-  positions_read_on_ = checkpoint_.source;  // as loaded, before a move below
+  session_.set_positions_read_on(checkpoint_.source);  // as loaded, before a move below
   // A state directory from before lineage.json: its checkpoint's file is the highest known.
   if (!checkpoint_.resume.file.empty()) {
     auto counted = versions_->lineage().Count(checkpoint_.resume.file, checkpoint_.resume.sequence_base);
@@ -41,7 +41,7 @@ Status Pipe::CheckSourceIdentity() {
     return Status::Ok();
   }
   const bool same_server = checkpoint_.source->SameServer(source_.identity());
-  if (same_server && lineage_break_.empty()) {
+  if (same_server && session_.lineage_break().empty()) {
     checkpoint_.source->address = source_.identity().address;
     return Status::Ok();
   }
@@ -49,7 +49,7 @@ Status Pipe::CheckSourceIdentity() {
   if (checkpoint_.resume.gtid_set.empty()) {
     if (same_server) {
       return BinlogGap("the binlog of " + source_.Describe() + " is no longer the one this pipe read (" +
-                       lineage_break_ +
+                       session_.lineage_break() +
                        "), and the checkpoint records no GTID position to find its place in it");
     }
     return Error(ErrorKind::kConfig,
@@ -68,19 +68,19 @@ Status Pipe::CheckSourceIdentity() {
     // transactions and a GTID start would skip those. MySQL's GTID sets are not checked so here.
     if (!source_.server().is_mariadb()) {
       return BinlogGap(
-          "the binlog of " + source_.Describe() + " was written anew (" + lineage_break_ +
+          "the binlog of " + source_.Describe() + " was written anew (" + session_.lineage_break() +
           "), and chsync cannot tell on MySQL whether it goes on from the checkpoint's GTID set " +
           old.gtid_set);
     }
     CHSYNC_ASSIGN_OR_RETURN(std::string gap, RewrittenBinlogGapOn(source_.control(), old.gtid_set));
     if (!gap.empty()) {
       return BinlogGap("the binlog this pipe read is gone from " + source_.Describe() +
-                       ": it was written anew (" + lineage_break_ +
+                       ": it was written anew (" + session_.lineage_break() +
                        "), and it does not begin where the checkpoint's GTID position " + old.gtid_set +
                        " ends (" + gap + ")");
     }
   }
-  auto located = source_.LocateGtidStart(old.gtid_set, server_id_);
+  auto located = source_.LocateGtidStart(old.gtid_set, session_.server_id());
   if (!located.ok()) {
     if (located.error().server_code() == 1236) {
       return BinlogGap("moving to " + source_.Describe() + " after GTID " + old.gtid_set + ": " +
@@ -106,14 +106,14 @@ Status Pipe::CheckSourceIdentity() {
                                            TableKey(t.database, t.table) + "` on the new source");
     }
     CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate from,
-                            source_.LocateGtidStart(t.stream_from->gtid_set, server_id_));
+                            source_.LocateGtidStart(t.stream_from->gtid_set, session_.server_id()));
     t.stream_from = SourcePosition{from.file, from.position, t.stream_from->gtid_set, 0, moved.sequence_base};
   }
   if (same_server) {
     log::Warn(
         "the binlog of {} was written anew ({}): the transactions after GTID {} begin at {} there (the pipe "
         "had read {}); row versions go on in a new epoch, above every version written before",
-        source_.Describe(), lineage_break_, old.gtid_set, located->ToString(),
+        source_.Describe(), session_.lineage_break(), old.gtid_set, located->ToString(),
         Coordinate(old.file, old.position));
   } else {
     log::Warn(
@@ -122,9 +122,9 @@ Status Pipe::CheckSourceIdentity() {
         SourceLink::Describe(*checkpoint_.source), source_.Describe(), old.gtid_set, located->ToString(),
         Coordinate(old.file, old.position));
   }
-  lineage_break_.clear();
+  session_.ClearLineageBreak();
   // Found by GTID: the first session reads by GTID too (another server's never matches).
-  if (same_server) positions_read_on_.reset();
+  if (same_server) session_.set_positions_read_on(std::nullopt);
   checkpoint_.resume = moved;  // stream_start stays: where streaming began, on the first server
   checkpoint_.source = source_.identity();
   checkpoint_.saved_at_ms = NowMs();

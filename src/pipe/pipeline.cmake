@@ -1,6 +1,7 @@
 # The pipe itself: set-up, snapshot orchestration, the binlog stream, checkpoints, status.
 target_sources(chsync_pipe PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/applier.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/binlog_session.cpp
   ${CMAKE_CURRENT_LIST_DIR}/cascades.cpp
   ${CMAKE_CURRENT_LIST_DIR}/checkpointer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/clock.cpp

@@ -1,4 +1,5 @@
-// The pipe's set-up, snapshot and checkpoints. The binlog stream's side is in stream.cpp.
+// The pipe's set-up, snapshot and checkpoints. The binlog stream's side is in stream.cpp (the
+// sessions), binlog_session.cpp (one session) and applier.cpp (its events applied).
 
 #include "pipe/pipeline.h"
 
@@ -64,7 +65,7 @@ Status Pipe::Open() {
   const PipeConfig& c = request_.config;
   CHSYNC_RETURN_IF_ERROR(source_.Configure(c.source));
   CHSYNC_RETURN_IF_ERROR(set_.Configure());
-  server_id_ = c.server_id != 0 ? c.server_id : ServerIdFromPath(c.state);
+  session_.set_server_id(c.server_id != 0 ? c.server_id : ServerIdFromPath(c.state));
 
   CHSYNC_RETURN_IF_ERROR(checkpointer_.Open(c.state));
   CHSYNC_ASSIGN_OR_RETURN(Versions versions, Versions::Load(checkpointer_.path()));
@@ -111,78 +112,6 @@ Status Pipe::Open() {
   return Status::Ok();
 }
 
-PolicyContext Pipe::ContextFor(std::string_view source_database, std::string_view table) const {
-  PolicyContext context;
-  context.ordinal_mode = !source_.full_metadata();
-  context.caps = destination_.caps();
-  context.policy = request_.config.policies.For(source_database, table);
-  context.mapping = set_.MappingFor(source_database, table);
-  context.target = table.empty() ? destination_.TargetFor(source_database)
-                                 : destination_.TargetIn(context.mapping.dest_database);
-  context.clickhouse_key_columns = set_.KeyColumns(TableKey(source_database, table));
-  return context;
-}
-
-Status Pipe::CheckDistributedTables() {
-  if (!destination_.sharded()) return Status::Ok();
-  for (const auto& [key, table] : set_.tables()) {
-    const Placement place = set_.PlaceFor(table->dest.source.database, table->dest.source.name);
-    CHSYNC_ASSIGN_OR_RETURN(std::optional<TableKeys> keys,
-                            destination_.ReadTableKeys(place.target, place.table));
-    if (!keys) continue;  // no local table yet: chsync creates both
-    CHSYNC_ASSIGN_OR_RETURN(std::string engine, destination_.DistributedEngine(place.target, place.table));
-    if (engine.empty()) {
-      // Dropped by someone (or by a crash between two steps): made again, and its rows routed.
-      CHSYNC_RETURN_IF_ERROR(destination_.EnsureDistributed(place.target, place.table, /*recreate=*/false));
-      CHSYNC_RETURN_IF_ERROR(RebuildWriter(*table));
-      continue;
-    }
-    const auto differs = clickhouse::DistributedDiffers(
-        engine, place.target.cluster, place.target.local_database, place.table, keys->sorting_key);
-    if (differs) return destination_.ForeignDistributedError(place.target, place.table, differs->what);
-  }
-  return Status::Ok();
-}
-
-Status Pipe::CheckRouting() {
-  if (!checkpoint_.routing) {
-    // A checkpoint older than the field: what routes now is all there is to go by.
-    log::Info("recording the destination's routing: {}", DescribeRouting(destination_.routing_now()));
-    checkpoint_.routing = destination_.routing_now();
-    return Status::Ok();
-  }
-  // How keys print matters only for sharding keys that hold a decimal or a date (21.9 changed
-  // their text); keys of integers and strings hash alike on every version.
-  bool key_text_matters = false;
-  for (const schema::TableSchema* t : tracker_.Tables()) {
-    if (!set_.filter().Matches(t->database, t->name)) continue;
-    std::vector<std::string> key = clickhouse::ChooseSortingKey(*t).columns;
-    for (std::string& c : set_.MappingFor(t->database, t->name).KeyColumns(*t)) key.push_back(std::move(c));
-    for (const std::string& name : key) {
-      const schema::Column* c = t->GetColumn(name);
-      using T = schema::ColumnType;
-      if (c != nullptr && (c->type == T::kDecimal || c->type == T::kDate || c->type == T::kDateTime ||
-                           c->type == T::kTimestamp)) {
-        key_text_matters = true;
-      }
-    }
-  }
-  if (std::optional<std::string> change =
-          RoutingChange(*checkpoint_.routing, destination_.routing_now(), key_text_matters)) {
-    return Error(
-        ErrorKind::kConfig,
-        *change +
-            ": new versions of a key would go to another shard than its rows in ClickHouse, and FINAL "
-            "(which merges each shard alone) would show both. Either restore the cluster (its shards and "
-            "shard_weight in remote_servers, the ClickHouse version, --dest-cluster), or run `chsync resync` "
-            "with the same flags to copy every table again under the new routing (docs/clusters.md, "
-            "\"Routing is recorded\")");
-  }
-  // Same routing; a key text found now replaces one no style matched before.
-  if (destination_.routing_now().key_text != "unknown") checkpoint_.routing = destination_.routing_now();
-  return Status::Ok();
-}
-
 std::string Pipe::DestinationLine() const {
   const std::string node = applier_.flusher() != nullptr ? applier_.flusher()->Describe()
                            : destination_.connected()    ? destination_.connection().Describe()
@@ -190,91 +119,12 @@ std::string Pipe::DestinationLine() const {
   return destination_.Describe(node);
 }
 
-Result<std::vector<schema::TableSchema>> Pipe::LoadSourceSchemas(
-    const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep) {
-  CHSYNC_ASSIGN_OR_RETURN(
-      std::vector<schema::TableSchema> all,
-      mysql::LoadTableSchemas(source_.control(), databases, source_.server().is_mariadb()));
-  std::vector<schema::TableSchema> out;
-  for (schema::TableSchema& t : all) {
-    if (keep(t)) out.push_back(std::move(t));
-  }
-  return out;
-}
-
-Result<SourcePosition> Pipe::StablePoint(const std::vector<std::string>& databases,
-                                         const std::function<bool(const schema::TableSchema&)>& keep,
-                                         std::vector<schema::TableSchema>& schemas) {
-  // The schemas must be the ones in force at the recorded position: read them before and after
-  // reading the position, and try again when a DDL slipped in between.
-  for (int attempt = 0; attempt < 10; ++attempt) {
-    CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> before, LoadSourceSchemas(databases, keep));
-    // MariaDB: the GTID position of the binlog's end, read on both sides of the position. When it
-    // did not change, no transaction was written in between, so it names the same point (the
-    // server writes a transaction's events and its GTID under the lock SHOW BINLOG STATUS takes).
-    std::optional<std::string> gtid_before;
-    if (source_.server().is_mariadb()) gtid_before = source_.MariaBinlogGtid();
-    CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate at, mysql::CurrentBinlogPosition(source_.control()));
-    std::optional<std::string> gtid_after;
-    if (source_.server().is_mariadb()) gtid_after = source_.MariaBinlogGtid();
-    CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> after, LoadSourceSchemas(databases, keep));
-    if (before == after) {
-      SourcePosition position{at.file, at.position, ""};
-      if (!source_.server().is_mariadb() && source_.server().gtid_mode == "ON") {
-        position.gtid_set = at.gtid_set;  // Executed_Gtid_Set, read with the position
-      } else if (source_.server().is_mariadb() && gtid_before && gtid_before == gtid_after) {
-        position.gtid_set = *gtid_before;
-      } else if (source_.server().is_mariadb()) {
-        // Transactions were committed meanwhile: the server computes it from the position, reading
-        // the binlog file from its start (0.1-0.5 s for a few hundred MB).
-        log::Debug(
-            "the GTID position moved while the binlog position was read; asking the server for the "
-            "GTID position at {}",
-            Coordinate(at.file, at.position));
-        auto gtid = source_.control().QueryValue("SELECT BINLOG_GTID_POS(" + mysql::QuoteString(at.file) +
-                                                 ", " + std::to_string(at.position) + ")");
-        if (gtid.ok() && gtid->has_value()) position.gtid_set = **gtid;
-      }
-      schemas = std::move(after);
-      return position;
-    }
-    log::Info("a schema change ran while the start position was read; reading it again");
-  }
-  return Error(ErrorKind::kServer,
-               "the source schema kept changing while chsync read its start position; "
-               "try again when no DDL is running");
-}
-
-Result<std::vector<std::string>> Pipe::SelectedDatabases() {
-  CHSYNC_ASSIGN_OR_RETURN(mysql::QueryResult r,
-                          source_.control().Query("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA"));
-  std::vector<std::string> out;
-  for (const auto& row : r.rows) {
-    if (!row[0]) continue;
-    if (mysql::IsSystemSchema(*row[0])) continue;
-    out.push_back(*row[0]);
-  }
-  return out;
-}
-
-Status Pipe::LoadDatabaseDefaults(schema::Tracker& tracker) {
-  CHSYNC_ASSIGN_OR_RETURN(
-      mysql::QueryResult r,
-      source_.control().Query("SELECT SCHEMA_NAME, DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM "
-                              "information_schema.SCHEMATA"));
-  for (const auto& row : r.rows) {
-    if (!row[0] || !row[1] || !row[2]) continue;
-    tracker.SetDatabaseDefaults(*row[0], *row[1], *row[2]);
-  }
-  return Status::Ok();
-}
-
 Status Pipe::Initialize() {
   // A fresh start: the position first, then the schemas in force there, then the tables.
-  CHSYNC_ASSIGN_OR_RETURN(std::vector<std::string> databases, SelectedDatabases());
+  CHSYNC_ASSIGN_OR_RETURN(std::vector<std::string> databases, source_.Databases());
   auto keep = [this](const schema::TableSchema& t) { return set_.filter().Matches(t.database, t.name); };
   std::vector<schema::TableSchema> schemas;
-  CHSYNC_ASSIGN_OR_RETURN(SourcePosition start, StablePoint(databases, keep, schemas));
+  CHSYNC_ASSIGN_OR_RETURN(SourcePosition start, source_.StablePoint(databases, keep, schemas));
   if (schemas.empty()) {
     return Error(ErrorKind::kConfig, "no table on " + source_.options().Address() + " matches --tables '" +
                                          set_.filter().spec() + "'");
@@ -289,7 +139,7 @@ Status Pipe::Initialize() {
         prepared->rows.size());
   }
   schema::Tracker tracker({source_.full_metadata(), source_.server().is_mariadb()});
-  CHSYNC_RETURN_IF_ERROR(LoadDatabaseDefaults(tracker));
+  CHSYNC_RETURN_IF_ERROR(source_.LoadDatabaseDefaults(tracker));
   // Every table's `table_options:` are checked before any destination table is replaced.
   std::vector<std::pair<std::string, std::string>> names;
   names.reserve(schemas.size());
@@ -340,7 +190,7 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   }
   auto keep = [&](const schema::TableSchema& t) { return t.database == database && t.name == name; };
   std::vector<schema::TableSchema> schemas;
-  CHSYNC_ASSIGN_OR_RETURN(SourcePosition from, StablePoint({database}, keep, schemas));
+  CHSYNC_ASSIGN_OR_RETURN(SourcePosition from, source_.StablePoint({database}, keep, schemas));
   if (schemas.empty())
     return Error(ErrorKind::kNotFound, "table " + qualified + " does not exist at the source");
   if (std::optional<std::string> refused =
@@ -397,7 +247,7 @@ Status Pipe::LoadState() {
   // Before anything is done with the checkpoint's positions (a reconnect, a resync of one table).
   CHSYNC_RETURN_IF_ERROR(CheckSourceIdentity());
   CHSYNC_ASSIGN_OR_RETURN(tracker_, schema::Tracker::Deserialize(checkpoint_.schemas));
-  CHSYNC_RETURN_IF_ERROR(CheckRouting());
+  CHSYNC_RETURN_IF_ERROR(set_.CheckRouting(checkpoint_.routing, tracker_));
   // Rows files of prepared XA transactions that the checkpoint no longer names ended before it
   // (a crash came between saving it and removing them).
   std::error_code ec;
@@ -819,7 +669,8 @@ Status Pipe::CopyAndStream() {
   }
   CHSYNC_RETURN_IF_ERROR(BuildTables());
   NoteCascades();  // named before a snapshot too
-  CHSYNC_RETURN_IF_ERROR(CheckDistributedTables());
+  CHSYNC_RETURN_IF_ERROR(
+      set_.CheckDistributedTables([this](TableState& table) { return RebuildWriter(table); }));
   if (request_.config.durable_inserts) {
     // Tables created before durable_inserts was set get the settings too (a no-op when they have them).
     for (const auto& [key, table] : set_.tables()) {

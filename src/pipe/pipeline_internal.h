@@ -1,7 +1,8 @@
 #pragma once
 
-// The Pipe behind RunPipe, shared by pipeline.cpp (set-up, snapshot, checkpoints) and stream.cpp
-// (the binlog stream). Not part of the module's interface.
+// The Pipe behind RunPipe: the coordinator over its collaborators (src/README.md), defined in
+// pipeline.cpp (set-up, snapshot, checkpoints), stream.cpp (the binlog sessions one after the
+// other), failover.cpp, rebuild.cpp and table_control.cpp. Not part of the module's interface.
 
 #include <atomic>
 #include <chrono>
@@ -29,6 +30,7 @@
 #include "mysql/source_set.h"
 #include "mysql/table_filter.h"
 #include "pipe/applier.h"
+#include "pipe/binlog_session.h"
 #include "pipe/cascades.h"
 #include "pipe/checkpointer.h"
 #include "pipe/clock.h"
@@ -59,7 +61,7 @@
 
 namespace chsync::pipe {
 
-class Pipe : private ApplierHost {
+class Pipe : private ApplierHost, private SessionHost {
  public:
   Pipe(const RunRequest& request, const std::atomic<bool>& stop);
   ~Pipe() override;
@@ -95,7 +97,7 @@ class Pipe : private ApplierHost {
   /// the next ReloadFromCheckpoint moves the checkpoint onto it.
   Status FollowMovedSource();
   /// The error for a position the source no longer has; marks binlog_gap_.
-  Error BinlogGap(const std::string& what);
+  Error BinlogGap(const std::string& what) override;
   Status BuildTables();
   /// `saved`'s ClickHouse table, where a restart's table_options no longer place source table
   /// database.table, is renamed to where they do (kConfig when a table is there already or the
@@ -110,7 +112,6 @@ class Pipe : private ApplierHost {
   Status Stopped();
   Status SaveCheckpoint();
   void SyncDestinations();
-  Status LoadDatabaseDefaults(schema::Tracker& tracker);
   /// Starts (or, with `resume`, continues from table.rebuild's recorded progress) the online
   /// rebuild of `table` under its current dest.source.
   Status StartRebuild(TableState& table, const std::string& position, const std::string& reason,
@@ -129,7 +130,7 @@ class Pipe : private ApplierHost {
   Status RecopyTable(TableState& table, const std::string& key, const std::string& reason);
   /// Between transactions: takes over the tables the flusher parked, and carries out the
   /// requests waiting in the state directory (at most once a second); a checkpoint records them.
-  Status PollControl();
+  Status PollControl() override;
   /// PollControl, and PollRebuilds when a copy finished (ApplierHost).
   Status BetweenTransactions() override;
   /// SyncDestinations, the status's destination line and tables (ApplierHost).
@@ -139,32 +140,14 @@ class Pipe : private ApplierHost {
   Result<std::string> CarryOut(const std::string& op, const std::string& table);
 
   /// Swaps finished rebuilds in; with `wait`, waits for every running one first.
-  Status PollRebuilds(bool wait);
-  /// Whether the source's columns of `table` now differ from its tracked schema (a statement the
-  /// stream has not reached yet changed it).
-  Result<bool> SourceMovedOn(const TableState& table);
-  Result<std::vector<std::string>> SelectedDatabases();
-  Result<std::vector<schema::TableSchema>> LoadSourceSchemas(
-      const std::vector<std::string>& databases,
-      const std::function<bool(const schema::TableSchema&)>& keep) override;
-  Result<SourcePosition> StablePoint(const std::vector<std::string>& databases,
-                                     const std::function<bool(const schema::TableSchema&)>& keep,
-                                     std::vector<schema::TableSchema>& schemas);
-  PolicyContext ContextFor(std::string_view source_database, std::string_view table = "") const override;
+  Status PollRebuilds(bool wait) override;
 
-  // Checks of the replicated tables' ClickHouse tables (pipeline.cpp), over set_.
   using Placement = TableSet::Placement;
   using TableKeys = Destination::TableKeys;
   /// For `chsync status`: the server rows go to now, and the cluster if there is one.
   std::string DestinationLine() const;
-  /// The checkpoint's rows were routed as destination_ routes now (RoutingChange), else kConfig with
-  /// how to reshard; a checkpoint older than the field records the routing of now.
-  Status CheckRouting();
-  /// Sharded: every replicated table's Distributed table is chsync's (DistributedDiffers), else
-  /// kConfig naming the table and the difference. A missing one is made again.
-  Status CheckDistributedTables();
 
-  // stream.cpp
+  // stream.cpp: the binlog sessions (binlog_session.h) one after the other.
   Status Stream();
   /// Everything the stream holds in memory is dropped and taken again from the saved checkpoint
   /// (schemas, destination tables, rebuilds, prepared XA transactions): after a failure, the pipe
@@ -175,16 +158,10 @@ class Pipe : private ApplierHost {
   Status StartStreamState();
   /// Stopped (SIGTERM) before ClickHouse acknowledged what was read: the saved checkpoint stays.
   Status StoppedUnacknowledged(const Error& error);
-  /// One session of the binlog stream; returns Ok when stopped or caught up.
-  Status StreamSession(const std::optional<mysql::BinlogCoordinate>& target, bool& done);
   /// Sets status_.phase and publishes it (LiveRunStatus, chsync_pipe_state).
   void SetPhase(const std::string& phase);
   /// The tables and their states, for the metrics (chsync_tables, LiveTables).
   void PublishTables();
-  /// A GTID-started session's first transaction (or heartbeat): kNetwork with lineage_break_ set
-  /// when it lies before the checkpoint's position (the server's binlog begins anew).
-  Status CheckLanding(const binlog::Event& event, const mysql::StreamEvent& ev,
-                      const binlog::HeartbeatEvent* hb);
 
   const RunRequest& request_;
   const std::atomic<bool>& stop_;
@@ -201,9 +178,8 @@ class Pipe : private ApplierHost {
   Rebuilds rebuilds_;
   RunStatus status_;
 
-  std::unique_ptr<binlog::Decoder> decoder_;
   /// Parked and paused tables: the park board (which the flusher's threads use, so it outlives
-  /// flusher_), when requests are read, and what each asks.
+  /// the applier's flusher), when requests are read, and what each asks.
   Holds holds_{request_.config.policies};
   /// The state directory and every save of the checkpoint (the flusher runs the stream's).
   Checkpointer checkpointer_{holds_.board()};
@@ -228,32 +204,13 @@ class Pipe : private ApplierHost {
   Applier applier_{{request_, source_, tracker_, checkpoint_, status_, set_, destination_, checkpointer_,
                     cascades_, holds_, versions_, retention_},
                    *this};
-  /// Set by a stream session that found the server's binlog no longer the one the checkpoint's
-  /// positions are in (why): the next ReloadFromCheckpoint moves the checkpoint by GTID into a new
-  /// epoch (CheckSourceIdentity).
-  std::string lineage_break_;
+  /// One session of the binlog stream at a time: where it starts, by GTID or position, and where
+  /// it landed; the replica server id of its dumps.
+  BinlogSession session_{{request_, stop_, source_, set_, tracker_, applier_, versions_}, *this};
   /// Stopped (SIGTERM) while Open waited for a source that did not answer: Run ends at once.
   bool stopped_at_start_ = false;
-  uint32_t server_id_ = 0;
-  /// The last stream session failed because the source did not answer (not ClickHouse).
-  bool source_failed_ = false;
   /// The source no longer has what the pipe must read next (on_binlog_gap decides).
   bool binlog_gap_ = false;
-  /// A GTID-started session has not yet seen its first format description (which belongs to the
-  /// start of the file, before the GTID position).
-  bool skip_first_format_ = false;
-  /// What the log said of how the stream starts (said once, and again when it changes).
-  bool said_start_ = false;
-  bool last_by_gtid_ = false;
-  /// The server the loaded checkpoint's positions were read on (CheckSourceIdentity): a session
-  /// may open its dump there by position (resume_position.h).
-  std::optional<SourceIdentity> positions_read_on_;
-  /// This session opened its dump by position: its first GTID must be one the checkpoint lacks.
-  bool check_first_gtid_ = false;
-  /// A session opened by GTID has not yet seen where it landed (CheckLanding).
-  bool check_landing_ = false;
-  /// A session opened by position read a GTID the checkpoint held: by GTID for the rest of the run.
-  bool position_refused_ = false;
 };
 
 }  // namespace chsync::pipe

@@ -41,16 +41,18 @@ bool DifferentColumns(const schema::TableSchema& a, const schema::TableSchema& b
   return false;
 }
 
-}  // namespace
-
-Result<bool> Pipe::SourceMovedOn(const TableState& table) {
+/// Whether the source's columns of `table` now differ from its tracked schema (a statement the
+/// stream has not reached yet changed it).
+Result<bool> SourceMovedOn(SourceLink& source, const TableState& table) {
   const schema::TableSchema& tracked = table.dest.source;
   auto keep = [&](const schema::TableSchema& t) {
     return t.database == tracked.database && t.name == tracked.name;
   };
-  CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> now, LoadSourceSchemas({tracked.database}, keep));
+  CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> now, source.LoadSchemas({tracked.database}, keep));
   return now.empty() || DifferentColumns(WithoutColumns(now[0], table.dest.excluded), tracked);
 }
+
+}  // namespace
 
 Status Pipe::StartRebuild(TableState& table, const std::string& position, const std::string& reason,
                           bool resume) {
@@ -162,7 +164,7 @@ Status Pipe::PollRebuilds(bool wait) {
       // before the copy read it): the source's columns say whether the table moved on.
       bool moved_on = ChangedUnderneath(error) || r.stop;  // r.stop: paused by an earlier poll
       if (!wait && !moved_on) {
-        auto differs = SourceMovedOn(*table);
+        auto differs = SourceMovedOn(source_, *table);
         moved_on = differs.ok() && *differs;
       }
       if (!wait && moved_on) {

@@ -19,6 +19,8 @@
 #include "mysql/connection.h"
 #include "mysql/server_probe.h"
 #include "mysql/source_set.h"
+#include "schema/table_schema.h"
+#include "schema/tracker.h"
 #include "state/checkpoint.h"
 
 namespace chsync::pipe {
@@ -56,6 +58,20 @@ class SourceLink {
   /// "server_id 11 at 127.0.0.1:3306" of the server read, or of `id`.
   std::string Describe() const { return Describe(identity_); }
   static std::string Describe(const SourceIdentity& id);
+
+  // The server read's catalog, through control().
+  /// The source's schemas of the tables of `databases` that `keep` keeps, as the source has them now.
+  Result<std::vector<schema::TableSchema>> LoadSchemas(
+      const std::vector<std::string>& databases, const std::function<bool(const schema::TableSchema&)>& keep);
+  /// The end of the binlog now, and in `schemas` the schemas of the tables `keep` keeps there: read
+  /// again until no DDL ran while the position was read (kServer after 10 tries).
+  Result<SourcePosition> StablePoint(const std::vector<std::string>& databases,
+                                     const std::function<bool(const schema::TableSchema&)>& keep,
+                                     std::vector<schema::TableSchema>& schemas);
+  /// The databases of the server, system schemas left out.
+  Result<std::vector<std::string>> Databases();
+  /// Each database's default character set and collation, into `tracker`.
+  Status LoadDatabaseDefaults(schema::Tracker& tracker);
 
   /// The servers of --source, and which one is read.
   size_t size() const { return sources_.size(); }

@@ -128,7 +128,7 @@ Result<std::string> Pipe::CarryOut(const std::string& op, const std::string& key
         return t.database == now->database && t.name == now->name;
       };
       CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> live,
-                              LoadSourceSchemas({now->database}, keep));
+                              source_.LoadSchemas({now->database}, keep));
       if (!live.empty() && !KeylessRefusal(live[0], policy)) return std::string();
       return "refused: " + key + (plan.was.empty() ? "" : " stays " + plan.was) + ": " + *refused;
     }

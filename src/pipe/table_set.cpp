@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "pipe/names.h"
 #include "policy/adopt.h"
+#include "schema/tracker.h"
 
 namespace chsync::pipe {
 
@@ -198,6 +199,79 @@ bool TableSet::ShouldReplicate(std::string_view database, std::string_view name)
 bool TableSet::IsMigrationLeftover(std::string_view database, std::string_view name) const {
   std::string base = MigrationBase(name, {"gho", "ghc", "del", "old", "new"});
   return !base.empty() && (tables_.contains(TableKey(database, base)) || filter_.Matches(database, base));
+}
+
+PolicyContext TableSet::ContextFor(std::string_view source_database, std::string_view table,
+                                   bool ordinal_mode) const {
+  PolicyContext context;
+  context.ordinal_mode = ordinal_mode;
+  context.caps = destination_.caps();
+  context.policy = config_.policies.For(source_database, table);
+  context.mapping = MappingFor(source_database, table);
+  context.target = table.empty() ? destination_.TargetFor(source_database)
+                                 : destination_.TargetIn(context.mapping.dest_database);
+  context.clickhouse_key_columns = KeyColumns(TableKey(source_database, table));
+  return context;
+}
+
+Status TableSet::CheckDistributedTables(const std::function<Status(TableState&)>& rebuild_writer) {
+  if (!destination_.sharded()) return Status::Ok();
+  for (const auto& [key, table] : tables_) {
+    const Placement place = PlaceFor(table->dest.source.database, table->dest.source.name);
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<Destination::TableKeys> keys,
+                            destination_.ReadTableKeys(place.target, place.table));
+    if (!keys) continue;  // no local table yet: chsync creates both
+    CHSYNC_ASSIGN_OR_RETURN(std::string engine, destination_.DistributedEngine(place.target, place.table));
+    if (engine.empty()) {
+      // Dropped by someone (or by a crash between two steps): made again, and its rows routed.
+      CHSYNC_RETURN_IF_ERROR(destination_.EnsureDistributed(place.target, place.table, /*recreate=*/false));
+      CHSYNC_RETURN_IF_ERROR(rebuild_writer(*table));
+      continue;
+    }
+    const auto differs = clickhouse::DistributedDiffers(
+        engine, place.target.cluster, place.target.local_database, place.table, keys->sorting_key);
+    if (differs) return destination_.ForeignDistributedError(place.target, place.table, differs->what);
+  }
+  return Status::Ok();
+}
+
+Status TableSet::CheckRouting(std::optional<Routing>& recorded, const schema::Tracker& tracker) const {
+  if (!recorded) {
+    // A checkpoint older than the field: what routes now is all there is to go by.
+    log::Info("recording the destination's routing: {}", DescribeRouting(destination_.routing_now()));
+    recorded = destination_.routing_now();
+    return Status::Ok();
+  }
+  // How keys print matters only for sharding keys that hold a decimal or a date (21.9 changed
+  // their text); keys of integers and strings hash alike on every version.
+  bool key_text_matters = false;
+  for (const schema::TableSchema* t : tracker.Tables()) {
+    if (!filter().Matches(t->database, t->name)) continue;
+    std::vector<std::string> key = clickhouse::ChooseSortingKey(*t).columns;
+    for (std::string& c : MappingFor(t->database, t->name).KeyColumns(*t)) key.push_back(std::move(c));
+    for (const std::string& name : key) {
+      const schema::Column* c = t->GetColumn(name);
+      using T = schema::ColumnType;
+      if (c != nullptr && (c->type == T::kDecimal || c->type == T::kDate || c->type == T::kDateTime ||
+                           c->type == T::kTimestamp)) {
+        key_text_matters = true;
+      }
+    }
+  }
+  if (std::optional<std::string> change =
+          RoutingChange(*recorded, destination_.routing_now(), key_text_matters)) {
+    return Error(
+        ErrorKind::kConfig,
+        *change +
+            ": new versions of a key would go to another shard than its rows in ClickHouse, and FINAL "
+            "(which merges each shard alone) would show both. Either restore the cluster (its shards and "
+            "shard_weight in remote_servers, the ClickHouse version, --dest-cluster), or run `chsync resync` "
+            "with the same flags to copy every table again under the new routing (docs/clusters.md, "
+            "\"Routing is recorded\")");
+  }
+  // Same routing; a key text found now replaces one no style matched before.
+  if (destination_.routing_now().key_text != "unknown") recorded = destination_.routing_now();
+  return Status::Ok();
 }
 
 }  // namespace chsync::pipe

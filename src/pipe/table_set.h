@@ -6,6 +6,7 @@
 // key) and the ones dropped at the source whose ClickHouse table is kept. It creates a table's
 // ClickHouse table, or adopts the user's; the statements go through the Destination.
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@
 #include "policy/ddl_policy.h"
 #include "policy/mapping.h"
 #include "schema/table_schema.h"
+#include "schema/tracker.h"
+#include "state/checkpoint.h"
 
 namespace chsync::pipe {
 
@@ -86,6 +89,18 @@ class TableSet {
   /// kept (emptied with `replace`), not created.
   Status CreateDestination(const schema::TableSchema& tracked, bool replace, const std::string& name = "",
                            const DestinationTable* carried = nullptr);
+
+  /// The policies, placement and key of source table database.table (or, with `table` empty, of
+  /// its database), for planning a schema change; `ordinal_mode`: the source sends no column names.
+  PolicyContext ContextFor(std::string_view source_database, std::string_view table, bool ordinal_mode) const;
+  /// The checkpoint's rows were routed as the destination routes now (RoutingChange), else kConfig
+  /// with how to reshard. `recorded`: the checkpoint's routing, recorded when it has none (a
+  /// checkpoint older than the field) or a key text is found now; `tracker`: the tracked schemas.
+  Status CheckRouting(std::optional<Routing>& recorded, const schema::Tracker& tracker) const;
+  /// Sharded: every table's Distributed table is chsync's (DistributedDiffers), else kConfig naming
+  /// the table and the difference. A missing one is made again, and the table's writer with
+  /// `rebuild_writer` (its rows routed anew).
+  Status CheckDistributedTables(const std::function<Status(TableState&)>& rebuild_writer);
 
  private:
   const PipeConfig& config_;

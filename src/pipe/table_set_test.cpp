@@ -121,5 +121,39 @@ TEST_F(TableSetTest, ABadTablesPatternIsRefusedNamingTheFlag) {
   EXPECT_NE(s.error().message().find("--tables"), std::string::npos) << s.error().message();
 }
 
+TEST_F(TableSetTest, AStatementIsPlannedUnderItsTablesPolicyPlaceAndKey) {
+  auto set = Make(
+      "tables: shop.*\n"
+      "dest_database: analytics\n"
+      "schema_changes:\n"
+      "  drop_column: propagate\n"
+      "  tables:\n"
+      "    shop.orders: {drop_column: keep}\n"
+      "table_options:\n"
+      "  shop.orders:\n"
+      "    dest: sales.orders_v2\n");
+  PolicyContext orders = set->ContextFor("shop", "orders", /*ordinal_mode=*/false);
+  EXPECT_EQ(orders.policy.drop_column, SchemaPolicy::DropColumn::kKeep);
+  EXPECT_EQ(orders.target.database, "sales");
+  EXPECT_EQ(orders.mapping.dest_table, "orders_v2");
+  EXPECT_FALSE(orders.ordinal_mode);
+  PolicyContext items = set->ContextFor("shop", "items", /*ordinal_mode=*/true);
+  EXPECT_EQ(items.policy.drop_column, SchemaPolicy::DropColumn::kPropagate);
+  EXPECT_EQ(items.target.database, "analytics");
+  EXPECT_TRUE(items.ordinal_mode) << "the source sends no column names";
+  // The key is the ClickHouse table's, as read when its writer was made (none before).
+  EXPECT_TRUE(orders.clickhouse_key_columns.empty());
+  auto state = std::make_unique<TableState>();
+  for (const char* name : {"id", "region", "total"}) {
+    schema::Column column;
+    column.name = name;
+    state->dest.source.columns.push_back(column);
+  }
+  state->key_indexes = {1, 0};
+  set->tables()["shop.orders"] = std::move(state);
+  EXPECT_EQ(set->ContextFor("shop", "orders", false).clickhouse_key_columns,
+            (std::vector<std::string>{"region", "id"}));
+}
+
 }  // namespace
 }  // namespace chsync::pipe

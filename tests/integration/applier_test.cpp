@@ -6,6 +6,7 @@
 // the checkpoint saved, the XA rows files in the state directory, the tables parked.
 
 #include "pipe/applier.h"
+#include "pipe/binlog_session.h"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +22,8 @@
 #include "binlog/file_reader.h"
 #include "clickhouse/ddl.h"
 #include "common/test_util.h"
+#include "common/url.h"
+#include "mysql/connection.h"
 #include "pipe/names.h"
 #include "pipe_compare.h"
 #include "policy/ddl_policy.h"
@@ -87,19 +90,6 @@ class FakeHost : public ApplierHost {
     return Status::Ok();
   }
   void NoteCascades() override {}
-  PolicyContext ContextFor(std::string_view database, std::string_view table) const override {
-    PolicyContext context;
-    context.caps = destination_.caps();
-    context.policy = config_.policies.For(database, table);
-    context.mapping = set_.MappingFor(database, table);
-    context.target = destination_.TargetIn(context.mapping.dest_database);
-    context.clickhouse_key_columns = set_.KeyColumns(TableKey(database, table));
-    return context;
-  }
-  Result<std::vector<schema::TableSchema>> LoadSourceSchemas(
-      const std::vector<std::string>&, const std::function<bool(const schema::TableSchema&)>&) override {
-    return std::vector<schema::TableSchema>{};
-  }
   void BeforeCheckpoint() override { ++checkpoints; }
 
  private:
@@ -118,7 +108,7 @@ class ApplierTest : public ::testing::Test {
     request_.config.dest = RequireEnv("CHSYNC_TEST_CLICKHOUSE");
     request_.config.source = RequireEnv("CHSYNC_TEST_MYSQL_FULL");
     request_.config.dest_database = database_;
-    request_.config.tables = "bx_xa.*";
+    request_.config.tables = source_db_ + ".*";
     request_.config.state = state_.path();
     // The captured file, named as a server names its binlog files.
     fs::create_directories(binlogs_.path());
@@ -136,8 +126,8 @@ class ApplierTest : public ::testing::Test {
     ASSERT_TRUE(versions.ok()) << versions.error().message();
     versions_.emplace(std::move(*versions));
 
-    ASSERT_TRUE(tracker_.ApplySql("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))", "bx_xa", {}).ok());
-    const schema::TableSchema* t = tracker_.Find("bx_xa", "t");
+    ASSERT_TRUE(tracker_.ApplySql("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(10))", source_db_, {}).ok());
+    const schema::TableSchema* t = tracker_.Find(source_db_, "t");
     ASSERT_NE(t, nullptr);
     std::string error;
     ASSERT_TRUE(QueryDestination(request_.config.dest, "CREATE DATABASE " + database_, &error).has_value())
@@ -147,7 +137,7 @@ class ApplierTest : public ::testing::Test {
     auto table = std::make_unique<TableState>();
     table->dest = set_.FreshDestination(*t);
     ASSERT_TRUE(host_.RebuildWriter(*table).ok());
-    set_.tables()["bx_xa.t"] = std::move(table);
+    set_.tables()[source_db_ + ".t"] = std::move(table);
 
     checkpoint_.resume.file = "binlog.000001";
     checkpoint_.resume.position = 4;
@@ -212,6 +202,8 @@ class ApplierTest : public ::testing::Test {
 
   Status Drain() { return applier_->flusher()->Drain(); }
 
+  /// The source database of table t (the captured file's).
+  std::string source_db_ = "bx_xa";
   std::string database_;
   test::TempDir state_;
   test::TempDir binlogs_;
@@ -307,6 +299,147 @@ TEST_F(ApplierTest, ARowChangeWrittenAsAStatementParksTheTablesItNames) {
   set_.tables()["bx_xa.t"]->held.reset();
   ASSERT_TRUE(applier_->HandleEvent(event, event.end_position()).ok());
   EXPECT_EQ(host_.parks.size(), 1U);
+}
+
+// BinlogSession (pipe/binlog_session.h) over the same applier, reading the real MariaDB.
+
+/// The pipe as a session sees it: what it was asked, in order.
+class FakeSessionHost : public SessionHost {
+ public:
+  std::vector<std::string> calls;
+  std::string gap;
+  Status PollControl() override {
+    calls.push_back("control");
+    return Status::Ok();
+  }
+  Status BetweenTransactions() override {
+    calls.push_back("between");
+    return Status::Ok();
+  }
+  Status PollRebuilds(bool wait) override {
+    calls.push_back(wait ? "rebuilds wait" : "rebuilds");
+    return Status::Ok();
+  }
+  Error BinlogGap(const std::string& what) override {
+    gap = what;
+    return Error(ErrorKind::kServer, "gap: " + what);
+  }
+};
+
+/// Table t of a database of its own on the MariaDB server with binlog_row_metadata=FULL, replicated
+/// from the end of that server's binlog.
+class BinlogSessionTest : public ApplierTest {
+ protected:
+  BinlogSessionTest() {
+    source_db_ = "sess_" + std::to_string(getpid()) + "_" + std::to_string(std::rand() % 100000);
+  }
+
+  void SetUp() override {
+    auto url = ParseUrl(RequireEnv("CHSYNC_TEST_MYSQL_FULL"));
+    ASSERT_TRUE(url.ok());
+    auto options = mysql::OptionsFromUrl(*url);
+    ASSERT_TRUE(options.ok());
+    auto conn = mysql::Connection::Open(*options);
+    ASSERT_TRUE(conn.ok()) << conn.error().message();
+    mysql_ = std::move(*conn);
+    ASSERT_NO_FATAL_FAILURE(Exec("CREATE DATABASE " + source_db_));
+    ASSERT_NO_FATAL_FAILURE(Exec("CREATE TABLE " + source_db_ + ".t (id INT PRIMARY KEY, v VARCHAR(10))"));
+    ASSERT_NO_FATAL_FAILURE(ApplierTest::SetUp());
+    // The checkpoint: the end of the binlog now, with the GTID position there.
+    auto at = mysql::CurrentBinlogPosition(*mysql_);
+    ASSERT_TRUE(at.ok()) << at.error().message();
+    auto gtid = GtidAt(*at);
+    ASSERT_FALSE(gtid.empty());
+    checkpoint_.resume = SourcePosition{at->file, at->position, gtid};
+    Status started = applier_->Start(checkpoint_.resume);
+    ASSERT_TRUE(started.ok()) << started.error().message();
+    session_ = std::make_unique<BinlogSession>(
+        SessionParts{request_, stop_, source_, set_, tracker_, *applier_, versions_}, session_host_);
+    session_->set_server_id(static_cast<uint32_t>(4000000 + getpid() % 100000));
+  }
+
+  void TearDown() override {
+    if (mysql_ != nullptr) (void)mysql_->Execute("DROP DATABASE IF EXISTS " + source_db_);
+    ApplierTest::TearDown();
+  }
+
+  void Exec(const std::string& sql) {
+    Status s = mysql_->Execute(sql);
+    ASSERT_TRUE(s.ok()) << sql << ": " << s.error().message();
+  }
+
+  /// The GTID position at `at` (other tests write to the same server meanwhile).
+  std::string GtidAt(const mysql::BinlogCoordinate& at) {
+    auto gtid =
+        mysql_->QueryValue("SELECT BINLOG_GTID_POS('" + at.file + "', " + std::to_string(at.position) + ")");
+    EXPECT_TRUE(gtid.ok() && gtid->has_value());
+    return gtid.ok() && gtid->has_value() ? **gtid : "";
+  }
+
+  /// The end of the source's binlog now.
+  mysql::BinlogCoordinate End() {
+    auto at = mysql::CurrentBinlogPosition(*mysql_);
+    EXPECT_TRUE(at.ok());
+    return at.ok() ? *at : mysql::BinlogCoordinate{};
+  }
+
+  std::unique_ptr<mysql::Connection> mysql_;
+  std::atomic<bool> stop_{false};
+  FakeSessionHost session_host_;
+  std::unique_ptr<BinlogSession> session_;
+};
+
+TEST_F(BinlogSessionTest, ASessionReadsFromTheCheckpointUntilCaughtUpAndEndsWithTheCopies) {
+  Exec("INSERT INTO " + source_db_ + ".t VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+  Exec("UPDATE " + source_db_ + ".t SET v = 'b2' WHERE id = 2");
+  Exec("DELETE FROM " + source_db_ + ".t WHERE id = 3");
+  Exec("ALTER TABLE " + source_db_ + ".t ADD COLUMN w INT");
+  Exec("INSERT INTO " + source_db_ + ".t VALUES (4, 'd', 40)");
+  const mysql::BinlogCoordinate end = End();
+  bool done = false;
+  Status ran = session_->Run(end, done);
+  ASSERT_TRUE(ran.ok()) << ran.error().message();
+  EXPECT_TRUE(done) << "caught up with the end of the binlog";
+  ASSERT_TRUE(Drain().ok());
+  EXPECT_EQ(Rows("id, v, w"), (std::vector<std::string>{"1 a NULL", "2 b2 NULL", "4 d 40"}));
+  EXPECT_FALSE(session_->source_failed());
+  EXPECT_TRUE(session_->lineage_break().empty());
+  EXPECT_TRUE(session_host_.gap.empty());
+  // Requests first, copies waited for last (the applier asks the pipe between its transactions).
+  ASSERT_GE(session_host_.calls.size(), 2U);
+  EXPECT_EQ(session_host_.calls.front(), "control");
+  EXPECT_EQ(session_host_.calls.back(), "rebuilds wait");
+  // Its checkpoint is at the end of what it read, with the GTIDs read.
+  auto saved = checkpointer_.Load();
+  ASSERT_TRUE(saved.ok() && saved->has_value());
+  EXPECT_EQ((*saved)->resume.file, end.file);
+  EXPECT_EQ((*saved)->resume.position, end.position);
+  EXPECT_EQ((*saved)->resume.gtid_set, GtidAt(end));
+  EXPECT_GT(host_.between, 0);
+
+  // A stopped session reads nothing more, and saves where it is.
+  Exec("INSERT INTO " + source_db_ + ".t VALUES (5, 'e', 50)");
+  stop_ = true;
+  done = false;
+  ran = session_->Run(End(), done);
+  ASSERT_TRUE(ran.ok()) << ran.error().message();
+  EXPECT_FALSE(done);
+  EXPECT_EQ(Rows("id"), (std::vector<std::string>{"1", "2", "4"}));
+  saved = checkpointer_.Load();
+  ASSERT_TRUE(saved.ok() && saved->has_value());
+  EXPECT_EQ((*saved)->resume.position, end.position) << "saved where it stopped";
+}
+
+TEST_F(BinlogSessionTest, APositionTheServerNoLongerHasIsABinlogGap) {
+  // A checkpoint in a binlog file the server never had, without GTIDs: read by position.
+  Status started = applier_->Start(SourcePosition{"mariadb-bin.999999", 4, ""});
+  ASSERT_TRUE(started.ok()) << started.error().message();
+  bool done = false;
+  Status ran = session_->Run(End(), done);
+  ASSERT_FALSE(ran.ok());
+  EXPECT_NE(ran.error().message().find("gap:"), std::string::npos) << ran.error().message();
+  EXPECT_NE(session_host_.gap.find("mariadb-bin.999999:4"), std::string::npos) << session_host_.gap;
+  EXPECT_FALSE(session_->source_failed()) << "the server answered: it is not down";
 }
 
 }  // namespace
