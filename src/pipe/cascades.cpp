@@ -7,7 +7,9 @@
 
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
-#include "pipe/pipeline_internal.h"
+#include "mysql/binlog_stream.h"
+#include "pipe/live_tables.h"
+#include "pipe/names.h"
 
 namespace chsync::pipe {
 namespace {

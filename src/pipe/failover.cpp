@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "common/log.h"
-#include "pipe/pipeline_internal.h"
+#include "pipe/pipe.h"
 #include "position/resume_position.h"
 
 namespace chsync::pipe {

@@ -22,7 +22,7 @@
 #include "common/log.h"
 #include "mysql/server_probe.h"
 #include "mysql/table_inventory.h"
-#include "pipe/pipeline_internal.h"
+#include "pipe/pipe.h"
 #include "schema/information_schema.h"
 
 namespace chsync::pipe {

@@ -13,7 +13,7 @@
 #include "clickhouse/ddl.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
-#include "pipe/pipeline_internal.h"
+#include "pipe/pipe.h"
 
 namespace chsync::pipe {
 namespace {

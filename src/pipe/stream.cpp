@@ -10,7 +10,7 @@
 
 #include "clickhouse/server_error.h"
 #include "common/log.h"
-#include "pipe/pipeline_internal.h"
+#include "pipe/pipe.h"
 
 namespace chsync::pipe {
 

@@ -13,7 +13,7 @@
 
 #include "clickhouse/server_error.h"
 #include "common/log.h"
-#include "pipe/pipeline_internal.h"
+#include "pipe/pipe.h"
 #include "state/control.h"
 
 namespace chsync::pipe {
