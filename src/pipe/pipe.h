@@ -44,6 +44,7 @@
 #include "pipe/rebuilds.h"
 #include "pipe/retention_sample.h"
 #include "pipe/row_converter.h"
+#include "pipe/schema_history.h"
 #include "pipe/snapshot.h"
 #include "pipe/source_link.h"
 #include "pipe/table_set.h"
@@ -195,6 +196,8 @@ class Pipe : private ApplierHost, private SessionHost {
   /// The replicated tables: which, where in ClickHouse, and their state while the pipe runs
   /// (declared after the rebuilds whose threads use their Rebuilders, so destroyed before them).
   TableSet set_{request_.config, destination_};
+  /// The schema changes applied: metrics, log, the run status, `_chsync_schema_log`.
+  SchemaHistory history_{status_, destination_};
   /// Row versions: the lineage (epochs, the high-water mark) and the numbering of rows
   /// (versions.h); set by Open.
   std::optional<Versions> versions_;
@@ -202,7 +205,7 @@ class Pipe : private ApplierHost, private SessionHost {
   /// the stream's checkpoints; owns the flusher (declared after the park board and the
   /// checkpointer its threads use, so destroyed before them).
   Applier applier_{{request_, source_, tracker_, checkpoint_, status_, set_, destination_, checkpointer_,
-                    cascades_, holds_, versions_, retention_},
+                    cascades_, holds_, versions_, retention_, history_},
                    *this};
   /// One session of the binlog stream at a time: where it starts, by GTID or position, and where
   /// it landed; the replica server id of its dumps.

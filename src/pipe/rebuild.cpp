@@ -204,7 +204,7 @@ Status Pipe::PollRebuilds(bool wait) {
     const Placement place = set_.PlaceFor(state.database, state.table);
     std::string line = fmt::format("rebuild finished: {} rows copied; the new table replaced {}",
                                    state.progress.rows_copied, place.Qualified());
-    applier_.Record(key, place.target.database, applier_.committed_at(),
+    history_.Record(key, place.target.database, applier_.committed_at(),
                     "(rebuild started at " + state.position + ": " + state.reason + ")", {line}, "");
   }
   return applier_.FlushAndCheckpoint();

@@ -42,7 +42,7 @@ Status Pipe::HoldTable(TableState& table, HeldTable held, bool announce) {
     log::Warn("table {} paused at {}: its changes are no longer applied until `chsync resume`", held.table,
               held.position);
   }
-  applier_.Record(held.table,
+  history_.Record(held.table,
                   set_.PlaceFor(table.dest.source.database, table.dest.source.name).target.database,
                   held.position, held.statement.empty() ? "(" + held.reason + ")" : held.statement,
                   {held.state == "parked" ? "parked: " + held.reason : "paused"}, "");

@@ -12,6 +12,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -25,6 +28,7 @@
 #include "common/url.h"
 #include "mysql/connection.h"
 #include "pipe/names.h"
+#include "pipe/schema_applier.h"
 #include "pipe_compare.h"
 #include "policy/ddl_policy.h"
 #include "test_env.h"
@@ -143,7 +147,7 @@ class ApplierTest : public ::testing::Test {
     checkpoint_.resume.position = 4;
     applier_ = std::make_unique<Applier>(
         ApplierParts{request_, source_, tracker_, checkpoint_, status_, set_, destination_, checkpointer_,
-                     cascades_, holds_, versions_, retention_},
+                     cascades_, holds_, versions_, retention_, history_},
         host_);
     Status started = applier_->Start(checkpoint_.resume);
     ASSERT_TRUE(started.ok()) << started.error().message();
@@ -216,6 +220,7 @@ class ApplierTest : public ::testing::Test {
   Checkpoint checkpoint_;
   RunStatus status_;
   CascadeFollower cascades_;
+  SchemaHistory history_{status_, destination_};
   Holds holds_{request_.config.policies};
   Checkpointer checkpointer_{holds_.board()};
   std::optional<Versions> versions_;
@@ -299,6 +304,75 @@ TEST_F(ApplierTest, ARowChangeWrittenAsAStatementParksTheTablesItNames) {
   set_.tables()["bx_xa.t"]->held.reset();
   ASSERT_TRUE(applier_->HandleEvent(event, event.end_position()).ok());
   EXPECT_EQ(host_.parks.size(), 1U);
+}
+
+// SchemaApplier (pipe/schema_applier.h) over the same parts: a statement's changes land in
+// ClickHouse and the table set follows.
+TEST_F(ApplierTest, AStatementsSchemaChangesLandInClickHouseAndTheTableSetFollows) {
+  SchemaApplier schema({request_.config, source_, tracker_, checkpoint_, set_, destination_, checkpointer_,
+                        holds_, versions_, history_},
+                       host_);
+  uint64_t position = 1000;
+  auto apply = [&](const std::string& sql) {
+    binlog::Event event;
+    event.file = "binlog.000001";
+    event.position = position += 100;
+    auto applied = tracker_.ApplySql(sql, source_db_, {});
+    ASSERT_TRUE(applied.ok()) << applied.error().message();
+    ASSERT_TRUE(schema.Concerns(event, *applied)) << sql;
+    Status done = schema.Apply({event, sql, /*strict_mode=*/true, 0}, *applied);
+    ASSERT_TRUE(done.ok()) << sql << ": " << done.error().message();
+  };
+  auto columns = [&](const std::string& table) {
+    std::string error;
+    auto rows = QueryDestination(request_.config.dest, "DESCRIBE TABLE " + database_ + "." + table, &error);
+    EXPECT_TRUE(rows.has_value()) << error;
+    std::string out;
+    for (const auto& row : rows.value_or(testing::TsvRows{})) {
+      const std::string name = row[0].value_or("NULL");
+      if (!name.starts_with("_chsync")) out += (out.empty() ? "" : " ") + name;
+    }
+    return out;
+  };
+
+  ASSERT_NO_FATAL_FAILURE(apply("ALTER TABLE t ADD COLUMN x INT"));
+  EXPECT_EQ(columns("t"), "id v x");
+  const TableState& t = *set_.tables().at(source_db_ + ".t");
+  EXPECT_GE(t.dest.source.FindColumn("x"), 0) << "the table's destination follows";
+  EXPECT_NE(std::find(t.writer->names().begin(), t.writer->names().end(), "x"), t.writer->names().end())
+      << "its writer was made again";
+  ASSERT_FALSE(status_.schema_changes.empty());
+  EXPECT_EQ(status_.schema_changes.back().table, source_db_ + ".t");
+  EXPECT_EQ(status_.schema_changes.back().position, "binlog.000001:1100");
+
+  // A table created under a replicated name: made in ClickHouse, replicated from its first row.
+  ASSERT_NO_FATAL_FAILURE(apply("CREATE TABLE t2 (id INT PRIMARY KEY, s VARCHAR(5))"));
+  EXPECT_EQ(columns("t2"), "id s");
+  ASSERT_TRUE(set_.tables().contains(source_db_ + ".t2"));
+  auto copied = [&](const std::string& name) {
+    return std::any_of(checkpoint_.snapshot.begin(), checkpoint_.snapshot.end(), [&](const TableSnapshot& s) {
+      return s.table == name && s.state == TableSnapshot::State::kDone;
+    });
+  };
+  EXPECT_TRUE(copied("t2")) << "nothing to copy: the checkpoint counts it done";
+
+  // Dropped at the source: no longer replicated, its ClickHouse table and rows kept.
+  ASSERT_NO_FATAL_FAILURE(apply("DROP TABLE t2"));
+  EXPECT_FALSE(set_.tables().contains(source_db_ + ".t2"));
+  EXPECT_TRUE(set_.dropped().contains(source_db_ + ".t2"));
+  EXPECT_FALSE(copied("t2"));
+  EXPECT_EQ(columns("t2"), "id s") << "DROP TABLE keeps the ClickHouse table";
+
+  // Every change is in the schema log of the ClickHouse database.
+  std::string error;
+  auto logged =
+      QueryDestination(request_.config.dest,
+                       "SELECT position FROM " + database_ + "._chsync_schema_log ORDER BY position", &error);
+  ASSERT_TRUE(logged.has_value()) << error;
+  ASSERT_EQ(logged->size(), 3u);
+  EXPECT_EQ((*logged)[0][0].value_or(""), "binlog.000001:1100");
+  EXPECT_EQ((*logged)[2][0].value_or(""), "binlog.000001:1300");
+  EXPECT_TRUE(host_.parks.empty());
 }
 
 // BinlogSession (pipe/binlog_session.h) over the same applier, reading the real MariaDB.

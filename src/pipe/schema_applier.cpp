@@ -1,0 +1,388 @@
+// A statement's schema changes carried to ClickHouse (schema_applier.h).
+
+#include "pipe/schema_applier.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "common/log.h"
+#include "mysql/binlog_stream.h"
+#include "pipe/names.h"
+#include "pipe/pipe_metrics.h"
+#include "policy/ddl_policy.h"
+#include "schema/parser.h"
+
+namespace chsync::pipe {
+
+Error ResyncError(const std::string& table, const std::string& what, const binlog::Event& event) {
+  return Error(ErrorKind::kUnsupported,
+               fmt::format("table {}: {} (binlog position {}). Run `chsync resync --table {}` with the same "
+                           "--source, --dest and --state to copy the table again",
+                           table, what, Coordinate(event.file, event.position), table));
+}
+
+void SchemaApplier::AddUntrackedRenames(std::string_view sql, std::string_view database,
+                                        const schema::LexOptions& lex, schema::ApplyResult& applied) const {
+  // The tracker reports renames of the tables it tracks only. A table it never saw (created
+  // before the pipe started, outside --tables) renamed onto a replicated name must be copied.
+  if (sql.size() < 6 || !schema::EqualsIgnoreCase(sql.substr(0, 6), "RENAME")) return;
+  auto statement = schema::ParseStatement(sql, lex);
+  if (!statement.ok() || statement->kind != schema::StatementKind::kRenameTable) return;
+  for (const auto& [from, to] : statement->renames) {
+    schema::TableName source{from.database.empty() ? std::string(database) : from.database, from.name};
+    schema::TableName target{to.database.empty() ? std::string(database) : to.database, to.name};
+    bool reported =
+        std::any_of(applied.changes.begin(), applied.changes.end(), [&](const schema::SchemaChange& c) {
+          return c.kind == schema::SchemaChange::Kind::kTableRenamed &&
+                 c.old_table.database == source.database && c.old_table.name == source.name;
+        });
+    if (reported || !parts_.set.ShouldReplicate(target.database, target.name)) continue;
+    schema::SchemaChange change;
+    change.kind = schema::SchemaChange::Kind::kTableRenamed;
+    change.old_table = source;
+    change.table = target;
+    applied.changes.push_back(std::move(change));
+  }
+}
+
+bool SchemaApplier::Concerns(const binlog::Event& event, const schema::ApplyResult& applied) const {
+  TableSet& set = parts_.set;
+  for (const schema::SchemaChange& change : applied.changes) {
+    for (const schema::TableName* name : {&change.table, &change.old_table}) {
+      if (name->name.empty()) continue;
+      std::string key = TableKey(name->database, name->name);
+      auto it = set.tables().find(key);
+      if ((it != set.tables().end() && !CopiedAfter(*it->second, event)) || set.dropped().contains(key) ||
+          set.ShouldReplicate(name->database, name->name) ||
+          set.IsMigrationLeftover(name->database, name->name)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool SchemaApplier::CopiedAfter(const TableState& table, const binlog::Event& event) {
+  return table.stream_from &&
+         mysql::CompareCoordinates({std::string(event.file), event.position},
+                                   {table.stream_from->file, table.stream_from->position}) < 0;
+}
+
+Status SchemaApplier::Apply(const StatementAt& at, const schema::ApplyResult& applied) {
+  TableSet& set = parts_.set;
+  Checkpoint& checkpoint = parts_.checkpoint;
+  Destination& destination = parts_.destination;
+  const binlog::Event& event = at.event;
+  const std::string& statement = at.text;
+  const std::string position = Coordinate(event.file, event.position);
+  std::vector<schema::SchemaChange> rest;
+  std::set<std::string> replaced;
+  bool renames = false;
+  for (const schema::SchemaChange& change : applied.changes) {
+    if (change.kind == schema::SchemaChange::Kind::kTableRenamed) renames = true;
+    if (change.kind == schema::SchemaChange::Kind::kTableReplaced)
+      replaced.insert(TableKey(change.table.database, change.table.name));
+  }
+  if (renames) CHSYNC_RETURN_IF_ERROR(ApplyRenames(at, applied.changes));
+  for (const schema::SchemaChange& change : applied.changes) {
+    if (change.kind == schema::SchemaChange::Kind::kTableRenamed ||
+        change.kind == schema::SchemaChange::Kind::kTableReplaced ||
+        replaced.contains(TableKey(change.table.database, change.table.name))) {
+      continue;  // the ClickHouse table moved along with the source table (ApplyTableRenames)
+    }
+    rest.push_back(change);
+  }
+
+  std::vector<std::string> order;
+  std::map<std::string, std::vector<schema::SchemaChange>> groups;
+  for (const schema::SchemaChange& change : rest) {
+    std::string key = TableKey(change.table.database, change.table.name);
+    if (!groups.contains(key)) order.push_back(key);
+    groups[key].push_back(change);
+  }
+  for (const std::string& key : order) {
+    const std::vector<schema::SchemaChange>& changes = groups[key];
+    auto it = set.tables().find(key);
+    TableState* table = it == set.tables().end() ? nullptr : it->second.get();
+    const schema::TableName& name = changes.front().table;
+    bool created = std::any_of(changes.begin(), changes.end(), [](const schema::SchemaChange& c) {
+      return c.kind == schema::SchemaChange::Kind::kTableCreated;
+    });
+    bool dropping = std::any_of(changes.begin(), changes.end(), [](const schema::SchemaChange& c) {
+      return c.kind == schema::SchemaChange::Kind::kTableDropped;
+    });
+    auto was_dropped = set.dropped().find(key);
+    const bool leftover = set.IsMigrationLeftover(name.database, name.name);
+    if (table == nullptr && was_dropped == set.dropped().end() &&
+        !(created && set.ShouldReplicate(name.database, name.name))) {
+      if (dropping && leftover) {
+        // A migration tool's table that ClickHouse may hold (renamed out of the replication).
+        const TableSet::Placement place = set.PlaceFor(name.database, name.name);
+        Status s = destination.DropDestination(place.target, place.table);
+        if (!s.ok()) return s;
+      }
+      continue;
+    }
+    if (table != nullptr && CopiedAfter(*table, event)) continue;
+    if (table != nullptr && table->held && !dropping) {
+      // Its copy on resume takes the schema as it is then.
+      log::Info("{} is {}: the statement at {} is not applied to its ClickHouse table", key,
+                table->held->state, position);
+      continue;
+    }
+    DestinationTable before = table != nullptr                     ? table->dest
+                              : was_dropped != set.dropped().end() ? was_dropped->second
+                                                                   : DestinationTable{};
+    if (created)
+      before = DestinationTable{};  // a new table: what ClickHouse holds under its name is moved aside
+    const schema::TableSchema* after = parts_.tracker.Find(name.database, name.name);
+    if (created) CHSYNC_RETURN_IF_ERROR(set.CheckPlaceFree(name.database, name.name));
+    PolicyContext context = set.ContextFor(name.database, name.name, !parts_.source.full_metadata());
+    context.position = position;
+    context.statement = statement;
+    context.strict_mode = at.strict_mode;
+    context.migration_leftover = dropping && leftover;
+    const bool rebuilding = table != nullptr && table->rebuild != nullptr;
+    Result<TablePlan> planned = PlanTableChanges(changes, before, after, context);
+    if (!planned.ok()) {
+      Metrics().NoteSchemaChange(SchemaChangeKind(statement), "failed");
+      // A table created, dropped or (ApplyTableRenames) renamed leaves nothing to park: those stop.
+      if (table == nullptr || dropping) return std::move(planned).error();
+      CHSYNC_RETURN_IF_ERROR(host_.ParkTable(*table, key, planned.error(), statement, position));
+      continue;
+    }
+    TablePlan plan = std::move(planned).value();
+    if (rebuilding) {
+      // The rebuild copies the table as it was; start it again under the new schema.
+      CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*table));
+      if (!plan.dropped && !plan.ignored && after != nullptr) {
+        plan.statements.clear();
+        plan.skip_if_column_exists.clear();
+        plan.skip_if_column_missing.clear();
+        plan.rebuild = true;
+        plan.rebuild_reason = "the table changed again while it was being rebuilt";
+        plan.after = set.FreshDestination(*after, plan.after.excluded);
+        plan.log_lines.push_back("the rebuild in progress starts again under the new schema");
+      }
+    }
+    if (plan.created) {
+      CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, parts_.versions->Sequence(event.file, at.sequence_base));
+      CHSYNC_RETURN_IF_ERROR(destination.MakeRoom(context.target, context.mapping.dest_table,
+                                                  fmt::format("{}_{}", sequence, event.position)));
+    }
+    if (Status ran = destination.RunPlan(plan, context.target, context.mapping.dest_table); !ran.ok()) {
+      // ClickHouse refused the table's ALTER: the table parks (when that concerns it alone).
+      if (table == nullptr || plan.dropped || plan.created) return ran;
+      Metrics().NoteSchemaChange(SchemaChangeKind(statement), "failed");
+      CHSYNC_RETURN_IF_ERROR(host_.ParkTable(*table, key, ran.error(), statement, position));
+      continue;
+    }
+    parts_.history.Record(key, context.target.database, position, statement, plan.log_lines,
+                          SchemaChangeAction(plan));
+    if (plan.ignored) continue;
+    if (plan.dropped) {
+      if (table != nullptr) CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*table));
+      set.dropped()[key] = plan.after;
+      set.tables().erase(key);
+      parts_.holds.Unparked(key);  // its rows are no longer owed: the table is gone
+      std::erase_if(checkpoint.snapshot, [&](const TableSnapshot& s) {
+        return s.database == name.database && s.table == name.name;
+      });
+      continue;
+    }
+    set.dropped().erase(key);
+    if (table == nullptr) {
+      auto state = std::make_unique<TableState>();
+      table = state.get();
+      set.tables()[key] = std::move(state);
+      // Replicated from its first row: nothing to copy.
+      std::erase_if(checkpoint.snapshot, [&](const TableSnapshot& s) {
+        return s.database == name.database && s.table == name.name;
+      });
+      checkpoint.snapshot.push_back(
+          {name.database, name.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+    }
+    table->dest = plan.after;
+    Status applied_here = plan.rebuild
+                              ? host_.StartRebuild(*table, position, plan.rebuild_reason, /*resume=*/false)
+                              : host_.RebuildWriter(*table);
+    if (!applied_here.ok()) {
+      CHSYNC_RETURN_IF_ERROR(host_.ParkTable(*table, key, applied_here.error(), statement, position));
+    } else if (!plan.park_reason.empty()) {
+      // A table chsync will not replicate (keyless=refuse): made, then parked at its first statement.
+      CHSYNC_RETURN_IF_ERROR(host_.ParkTable(*table, key, Error(ErrorKind::kUnsupported, plan.park_reason),
+                                             statement, position));
+    }
+  }
+  return Status::Ok();
+}
+
+Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<schema::SchemaChange>& changes) {
+  TableSet& set = parts_.set;
+  Checkpoint& checkpoint = parts_.checkpoint;
+  const std::string position = Coordinate(at.event.file, at.event.position);
+  const binlog::Event& event = at.event;
+  const std::string& statement = at.text;
+  // Renaming again what a crash let rename already would move the wrong table: after `RENAME TABLE t
+  // TO _t_del, _t_gho TO t`, `t` is the former `_t_gho`. Each ClickHouse step is recorded in the
+  // journal once done, and skipped when the statement is replayed; the bookkeeping around the steps
+  // is done on every pass. The checkpoint at the statement's start is saved (Apply):
+  // the steps of statements before it are never replayed.
+  CHSYNC_RETURN_IF_ERROR(parts_.destination.BeginJournaled(parts_.checkpointer.path(), checkpoint.resume.file,
+                                                           checkpoint.resume.position));
+  for (size_t index = 0; index < changes.size(); ++index) {
+    const schema::SchemaChange& change = changes[index];
+    if (change.kind != schema::SchemaChange::Kind::kTableRenamed) continue;
+    const schema::TableName& from = change.old_table;
+    const schema::TableName& to = change.table;
+    const std::string from_key = TableKey(from.database, from.name);
+    const std::string to_key = TableKey(to.database, to.name);
+    // Each name's place in ClickHouse: the ClickHouse table moves to the new name's place.
+    const TableSet::Placement from_place = set.PlaceFor(from.database, from.name);
+    const TableSet::Placement to_place = set.PlaceFor(to.database, to.name);
+    const clickhouse::DdlTarget& from_target = from_place.target;
+    const clickhouse::DdlTarget& to_target = to_place.target;
+    const bool replicate_to = set.ShouldReplicate(to.database, to.name);
+    auto it = set.tables().find(from_key);
+    std::vector<std::string> lines;
+    if (it != set.tables().end()) {
+      PolicyContext context = set.ContextFor(from.database, from.name, !parts_.source.full_metadata());
+      if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
+        Metrics().NoteSchemaChange("rename_table", "failed");
+        return ResyncError(
+            from_key, fmt::format("renamed to {} (rename_table=fail): \"{}\"", to_key, statement), event);
+      }
+      if (replicate_to) CHSYNC_RETURN_IF_ERROR(set.CheckPlaceFree(to.database, to.name, from_key));
+      std::unique_ptr<TableState> state = std::move(it->second);
+      set.tables().erase(it);
+      parts_.holds.Unparked(from_key);  // a park moves with the table's own state (state->held)
+      const bool rebuilding = state->rebuild != nullptr;
+      CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*state));
+      CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, parts_.versions->Sequence(event.file, at.sequence_base));
+      if (set.dropped().contains(to_key) || replicate_to) {
+        CHSYNC_RETURN_IF_ERROR(parts_.destination.RunStepOnce(
+            DdlStep{std::string(event.file), event.position, fmt::format("{}/room", index)}, [&] {
+              return parts_.destination.MakeRoom(to_target, to_place.table,
+                                                 fmt::format("{}_{}", sequence, event.position));
+            }));
+      }
+      CHSYNC_RETURN_IF_ERROR(parts_.destination.RunStepOnce(
+          DdlStep{std::string(event.file), event.position, fmt::format("{}/rename", index)}, [&] {
+            return parts_.destination.RenameDestination(from_target, from_place.table, to_target,
+                                                        to_place.table);
+          }));
+      std::erase_if(checkpoint.snapshot, [&](const TableSnapshot& s) {
+        return s.database == from.database && s.table == from.name;
+      });
+      const schema::TableSchema* schema = parts_.tracker.Find(to.database, to.name);
+      if (replicate_to && schema != nullptr) {
+        // Excluded and renamed columns stay as they were (the mapping follows the table); columns the
+        // new name's table_options exclude besides are left out by copying the table again.
+        const std::vector<std::string> was_excluded = state->dest.excluded;
+        const DestinationTable renamed = set.FreshDestination(*schema, was_excluded);
+        const bool excludes_more = renamed.excluded.size() > was_excluded.size();
+        state->dest.source = renamed.source;
+        state->dest.excluded = renamed.excluded;
+        state->stream_from.reset();
+        checkpoint.snapshot.push_back(
+            {to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+        lines.push_back(fmt::format("RENAME TABLE {} TO {}: ClickHouse table {} renamed to {}", from_key,
+                                    to_key, from_place.Qualified(), to_place.Qualified()));
+        TableState& moved = *state;
+        set.tables()[to_key] = std::move(state);
+        set.dropped().erase(to_key);
+        std::optional<std::string> refused =
+            moved.held ? std::nullopt
+                       : KeylessRefusal(*schema, parts_.config.policies.For(to.database, to.name));
+        if (refused) {
+          // Replicated under its old name's keyless=distinct, refused under the new one's.
+          CHSYNC_RETURN_IF_ERROR(
+              host_.ParkTable(moved, to_key, Error(ErrorKind::kUnsupported, *refused), statement, position));
+        } else if (rebuilding || excludes_more) {
+          CHSYNC_RETURN_IF_ERROR(
+              host_.StartRebuild(moved, position,
+                                 rebuilding ? "renamed while it was being rebuilt"
+                                            : "the table_options of its new name exclude more columns",
+                                 false));
+        } else {
+          CHSYNC_RETURN_IF_ERROR(host_.RebuildWriter(moved));
+        }
+      } else {
+        state->dest.source.database = to.database;
+        state->dest.source.name = to.name;
+        set.dropped()[to_key] = state->dest;
+        lines.push_back(
+            fmt::format("RENAME TABLE {} TO {}: ClickHouse table renamed to {}; {} does not match "
+                        "--tables, so it is no "
+                        "longer replicated (its ClickHouse table keeps the rows it has)",
+                        from_key, to_key, to_place.Qualified(), to_key));
+      }
+      parts_.history.Record(from_key, from_target.database, position, statement, lines,
+                            rebuilding ? "rebuilt" : "propagated");
+      continue;
+    }
+    set.dropped().erase(from_key);
+    if (!replicate_to) continue;
+    // A table chsync did not replicate moved onto a replicated name: its rows must be copied.
+    CHSYNC_RETURN_IF_ERROR(set.CheckPlaceFree(to.database, to.name));
+    PolicyContext context = set.ContextFor(to.database, to.name, !parts_.source.full_metadata());
+    if (context.policy.create_table == SchemaPolicy::CreateTable::kIgnore) continue;
+    if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {
+      Metrics().NoteSchemaChange("rename_table", "failed");
+      return ResyncError(
+          to_key, fmt::format("replaced by {} (rename_table=fail): \"{}\"", from_key, statement), event);
+    }
+    const schema::TableSchema* schema = parts_.tracker.Find(to.database, to.name);
+    if (schema == nullptr) {
+      // Renamed from a table the tracker never saw (created before the pipe started and not
+      // replicated): its schema as the source has it now.
+      auto keep = [&](const schema::TableSchema& t) {
+        return t.database == to.database && t.name == to.name;
+      };
+      CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> loaded,
+                              parts_.source.LoadSchemas({to.database}, keep));
+      if (loaded.empty()) {
+        return ResyncError(to_key, "replaced by " + from_key + ", which chsync did not track and cannot find",
+                           event);
+      }
+      parts_.tracker.SetTable(loaded[0]);
+      schema = parts_.tracker.Find(to.database, to.name);
+    }
+    CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, parts_.versions->Sequence(event.file, at.sequence_base));
+    // Run again after the rebuild below swapped its copy in (and a crash came), it would move the
+    // copy aside.
+    CHSYNC_RETURN_IF_ERROR(parts_.destination.RunStepOnce(
+        DdlStep{std::string(event.file), event.position, fmt::format("{}/room", index)}, [&] {
+          return parts_.destination.MakeRoom(to_target, to_place.table,
+                                             fmt::format("{}_{}", sequence, event.position));
+        }));
+    auto state = std::make_unique<TableState>();
+    state->dest = set.FreshDestination(*schema);
+    TableState& added = *state;
+    set.tables()[to_key] = std::move(state);
+    set.dropped().erase(to_key);
+    std::erase_if(checkpoint.snapshot,
+                  [&](const TableSnapshot& s) { return s.database == to.database && s.table == to.name; });
+    checkpoint.snapshot.push_back({to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+    std::string reason = "renamed from " + from_key + ", whose rows chsync did not replicate";
+    if (std::optional<std::string> refused = KeylessRefusal(*schema, context.policy)) {
+      // Not copied: parked at once, its rows owed until it has a key (or keyless: distinct).
+      CHSYNC_RETURN_IF_ERROR(
+          host_.ParkTable(added, to_key, Error(ErrorKind::kUnsupported, *refused), statement, position));
+      continue;
+    }
+    CHSYNC_RETURN_IF_ERROR(host_.StartRebuild(added, position, reason, /*resume=*/false));
+    lines.push_back(
+        fmt::format("RENAME TABLE {} TO {}: {} is copied into ClickHouse (rebuilt online) because {}",
+                    from_key, to_key, to_key, reason));
+    parts_.history.Record(to_key, to_target.database, position, statement, lines, "rebuilt");
+  }
+  return Status::Ok();
+}
+
+}  // namespace chsync::pipe
