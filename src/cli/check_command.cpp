@@ -22,12 +22,12 @@
 #include "clickhouse/sql_quoting.h"
 #include "clickhouse/type_mapping.h"
 #include "common/url.h"
+#include "config/config.h"
 #include "mysql/connection.h"
 #include "mysql/server_probe.h"
 #include "mysql/source_set.h"
 #include "mysql/table_filter.h"
 #include "mysql/table_inventory.h"
-#include "pipe/config.h"
 #include "policy/ddl_policy.h"
 #include "policy/mapping.h"
 

@@ -2,7 +2,7 @@
 # --clickhouse-version, what the pipe would do in ClickHouse (policy/ddl_policy.h).
 if(TARGET chsync_schema AND TARGET chsync_pipe)
   target_sources(chsync PRIVATE ${CMAKE_CURRENT_LIST_DIR}/explain_ddl_command.cpp)
-  target_link_libraries(chsync PRIVATE chsync_schema chsync_pipe)
+  target_link_libraries(chsync PRIVATE chsync_schema chsync_config chsync_pipe)
 
   # Runs the built binary (the policy itself is unit-tested in src/pipe/ddl_policy_test.cpp).
   chsync_test(explain_ddl_policy_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/explain_ddl_policy_test.cpp)

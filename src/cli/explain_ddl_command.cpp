@@ -27,7 +27,7 @@
 #include "clickhouse/capabilities.h"
 #include "clickhouse/server_version.h"
 #include "clickhouse/sql_quoting.h"
-#include "pipe/config.h"
+#include "config/config.h"
 #include "policy/ddl_policy.h"
 #include "schema/explain.h"
 #include "schema/parser.h"

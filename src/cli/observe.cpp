@@ -29,7 +29,7 @@
 #include "http/read_only.h"
 #include "http/server.h"
 #include "http/status_page.h"
-#include "pipe/pipe_metrics.h"
+#include "metrics/pipe_metrics.h"
 #include "state/run_status.h"
 
 namespace chsync::cli {

@@ -19,7 +19,7 @@
 
 #include "cli/live_pipe.h"
 #include "common/result.h"
-#include "pipe/config.h"
+#include "config/config.h"
 
 namespace chsync::cli {
 

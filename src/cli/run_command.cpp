@@ -21,7 +21,7 @@
 #include "cli/command.h"
 #include "cli/observe.h"
 #include "common/log.h"
-#include "pipe/config.h"
+#include "config/config.h"
 #include "pipe/pipeline.h"
 #include "state/control.h"
 

@@ -20,9 +20,9 @@
 #include "clickhouse/cluster.h"
 #include "clickhouse/connection.h"
 #include "common/url.h"
+#include "config/config.h"
 #include "mysql/connection.h"
 #include "mysql/source_set.h"
-#include "pipe/config.h"
 #include "verify/verifier.h"
 
 namespace chsync::cli {

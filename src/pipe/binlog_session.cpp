@@ -10,9 +10,9 @@
 
 #include "binlog/hires_temporal.h"
 #include "common/log.h"
+#include "metrics/pipe_metrics.h"
 #include "mysql/binlog_read_ahead.h"
 #include "pipe/names.h"
-#include "pipe/pipe_metrics.h"
 #include "position/resume_position.h"
 #include "position/row_version.h"
 

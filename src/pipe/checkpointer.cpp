@@ -4,8 +4,8 @@
 
 #include "common/crash_point.h"
 #include "common/log.h"
+#include "metrics/pipe_metrics.h"
 #include "pipe/clock.h"
-#include "pipe/pipe_metrics.h"
 #include "state/xa_store.h"
 
 namespace chsync::pipe {

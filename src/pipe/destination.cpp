@@ -18,7 +18,7 @@
 #include "clickhouse/sql_quoting.h"
 #include "common/crash_point.h"
 #include "common/log.h"
-#include "pipe/pipe_metrics.h"
+#include "metrics/pipe_metrics.h"
 
 namespace chsync::pipe {
 namespace {

@@ -17,7 +17,7 @@
 #include "clickhouse/shard_router.h"
 #include "clickhouse/table_writer.h"
 #include "common/result.h"
-#include "pipe/config.h"
+#include "config/config.h"
 #include "policy/ddl_policy.h"
 #include "schema/table_schema.h"
 #include "state/checkpoint.h"

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <utility>
 
-#include "pipe/pipe_metrics.h"
+#include "metrics/pipe_metrics.h"
 
 namespace chsync::pipe {
 

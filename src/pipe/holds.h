@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "pipe/config.h"
+#include "config/config.h"
 #include "pipe/flusher.h"
 #include "pipe/live_tables.h"
 #include "pipe/table_state.h"

@@ -18,7 +18,7 @@
 #include "binlog/event.h"
 #include "clickhouse/table_writer.h"
 #include "common/result.h"
-#include "pipe/pipe_metrics.h"
+#include "metrics/pipe_metrics.h"
 #include "pipe/row_converter.h"
 #include "state/checkpoint.h"
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "metrics/pipe_metrics.h"
 #include "pipe/names.h"
-#include "pipe/pipe_metrics.h"
 
 namespace chsync::pipe {
 

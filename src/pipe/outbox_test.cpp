@@ -10,7 +10,7 @@
 
 #include "binlog/event.h"
 #include "common/test_util.h"
-#include "pipe/config.h"
+#include "config/config.h"
 #include "schema/tracker.h"
 
 namespace chsync::pipe {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "common/result.h"
-#include "pipe/config.h"
+#include "config/config.h"
 
 namespace chsync::pipe {
 

@@ -4,7 +4,7 @@
 #include <utility>
 
 #include "common/log.h"
-#include "pipe/pipe_metrics.h"
+#include "metrics/pipe_metrics.h"
 
 namespace chsync::pipe {
 

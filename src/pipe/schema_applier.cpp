@@ -11,9 +11,9 @@
 #include <utility>
 
 #include "common/log.h"
+#include "metrics/pipe_metrics.h"
 #include "mysql/binlog_stream.h"
 #include "pipe/names.h"
-#include "pipe/pipe_metrics.h"
 #include "policy/ddl_policy.h"
 #include "schema/parser.h"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/test_util.h"
-#include "pipe/config.h"
+#include "config/config.h"
 
 namespace chsync::pipe {
 namespace {

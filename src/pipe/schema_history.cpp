@@ -6,8 +6,8 @@
 
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
+#include "metrics/pipe_metrics.h"
 #include "pipe/clock.h"
-#include "pipe/pipe_metrics.h"
 
 namespace chsync::pipe {
 namespace {

@@ -11,10 +11,10 @@
 
 #include "clickhouse/table_writer.h"
 #include "common/log.h"
+#include "metrics/pipe_metrics.h"
 #include "mysql/snapshot_reader.h"
-#include "pipe/pipe_metrics.h"
-#include "pipe/progress.h"
 #include "pipe/row_converter.h"
+#include "state/progress.h"
 
 namespace chsync::pipe {
 namespace {

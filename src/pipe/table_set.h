@@ -15,8 +15,8 @@
 
 #include "clickhouse/ddl.h"
 #include "common/result.h"
+#include "config/config.h"
 #include "mysql/table_filter.h"
-#include "pipe/config.h"
 #include "pipe/destination.h"
 #include "pipe/live_tables.h"
 #include "policy/ddl_policy.h"

@@ -13,7 +13,7 @@
 
 #include "clickhouse/connection.h"
 #include "common/result.h"
-#include "pipe/pipe_metrics.h"
+#include "metrics/pipe_metrics.h"
 #include "pipe/pipeline.h"
 #include "pipe_harness.h"
 

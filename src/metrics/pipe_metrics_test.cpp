@@ -1,4 +1,4 @@
-#include "pipe/pipe_metrics.h"
+#include "metrics/pipe_metrics.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "pipe/progress.h"
+#include "state/progress.h"
 
 #include <fmt/format.h>
 

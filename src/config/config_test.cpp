@@ -1,4 +1,4 @@
-#include "pipe/config.h"
+#include "config/config.h"
 
 #include <gtest/gtest.h>
 
