@@ -71,7 +71,9 @@ Flusher::BatchInfo Outbox::TakeBatchInfo(TableState& table) {
 }
 
 Status Outbox::NoteSent() {
-  return parts_.versions->lineage().NoteSent(origin_.gtids.ToStringWithOpen());
+  const std::string gtids = origin_.gtids.ToStringWithOpen();
+  if (gtids.empty()) return Status::Ok();  // a source without GTIDs: nothing to note
+  return parts_.versions->lineage().NoteSent(gtids);
 }
 
 void Outbox::AttachParking(Flusher::BatchInfo& info, const std::string& key) {
@@ -80,8 +82,9 @@ void Outbox::AttachParking(Flusher::BatchInfo& info, const std::string& key) {
 }
 
 Status Outbox::QueueRows(TableState& table) {
-  // A move to another server must find these rows' transactions there (lineage.h).
-  if (!origin_.gtids.empty() || !origin_.committed.gtid_set.empty()) CHSYNC_RETURN_IF_ERROR(NoteSent());
+  // A move to another server must find these rows' transactions there (lineage.h), the open one
+  // included: also the first transaction a source with no GTID before it ever wrote.
+  CHSYNC_RETURN_IF_ERROR(NoteSent());
   Flusher::BatchInfo info = TakeBatchInfo(table);
   const std::string key = TableKey(table.dest.source.database, table.dest.source.name);
   ReportClamped(key, table.writer->TakeClamped(), parts_.destination.caps().date32);

@@ -111,7 +111,7 @@ class Outbox {
   Flusher::BatchInfo TakeBatchInfo(TableState& table);
   /// Holds::AttachParking for `key`'s rows queued now.
   void AttachParking(Flusher::BatchInfo& info, const std::string& key);
-  /// The lineage notes the GTIDs of the rows about to be queued.
+  /// The lineage notes the GTIDs of the rows about to be queued, the open transaction's included.
   Status NoteSent();
 
   OutboxParts parts_;

@@ -148,6 +148,13 @@ TEST_F(OutboxTest, ATablesRowsGoOutAtABatchAndAllOfThemWhenDue) {
   ASSERT_EQ(sent.size(), 2u);
   EXPECT_NE(sent[1].find("`shop`.`b`"), std::string::npos) << sent[1];
   EXPECT_EQ(outbox_.PendingRows(), 0u);
+
+  // A table held meanwhile: its unsent rows are dropped (its copy on resume has them).
+  Append("b", 2);
+  outbox_.DropPending(*set_.tables().at("shop.b"));
+  EXPECT_EQ(outbox_.PendingRows(), 0u);
+  ASSERT_TRUE(outbox_.FlushAll().ok());
+  EXPECT_EQ(Sent().size(), 2u);
   EXPECT_FALSE(outbox_.Due(std::chrono::steady_clock::now() + 2s)) << "nothing pending is never due";
 }
 
@@ -157,6 +164,7 @@ TEST_F(OutboxTest, AnOpenXaTransactionsRowsWaitForItsEnd) {
   Append("b", 1);
   ASSERT_TRUE(outbox_.FlushAll().ok());
   EXPECT_TRUE(Sent().empty()) << "the first phase's rows are never sent before its end";
+  Observe("XA END 'x1'");
 
   // XA PREPARE: the rows (set aside and in the writers) are taken for the rows file, each table's
   // row changes counted in its first batch.
@@ -181,7 +189,9 @@ TEST_F(OutboxTest, ARolledBackXaTransactionsRowsAreDroppedAndAOnePhaseOnesSent) 
   Observe("XA START 'x2'");
   Append("a", 3);
   Append("b", 1);
-  outbox_.DiscardSetAside();  // XA ROLLBACK of the open transaction
+  Observe("XA END 'x2'");
+  Observe("XA ROLLBACK 'x2'");
+  outbox_.DiscardSetAside();
   EXPECT_EQ(outbox_.PendingRows(), 0u);
   ASSERT_TRUE(outbox_.SendWriters().ok());
   EXPECT_TRUE(Sent().empty()) << "a rolled-back transaction's rows never reach ClickHouse";
@@ -189,7 +199,9 @@ TEST_F(OutboxTest, ARolledBackXaTransactionsRowsAreDroppedAndAOnePhaseOnesSent) 
   Observe("XA START 'x3'");
   Append("a", 3);
   EXPECT_TRUE(Sent().empty());
-  ASSERT_TRUE(outbox_.SendSetAside().ok());  // XA COMMIT … ONE PHASE
+  Observe("XA END 'x3'");
+  Observe("XA COMMIT 'x3' ONE PHASE");
+  ASSERT_TRUE(outbox_.SendSetAside().ok());
   std::vector<std::string> sent = Sent();
   ASSERT_EQ(sent.size(), 1u);
   EXPECT_NE(sent[0].find("`shop`.`a`"), std::string::npos);
@@ -209,6 +221,28 @@ TEST_F(OutboxTest, AnInsertClickHouseRefusesParksItsTableAtTheCommittedPosition)
   EXPECT_EQ(parked[0].table, "shop.a");
   EXPECT_EQ(parked[0].state, "parked");
   EXPECT_EQ(parked[0].position, "binlog.000001:4321");
+}
+
+TEST_F(OutboxTest, TheGtidsOfRowsAreDurableBeforeTheyAreQueued) {
+  // A move to another server checks it against every transaction whose rows may be in ClickHouse:
+  // the open one's too, saved before its first batch goes out.
+  gtids_.NoteMariaDb(0, 1, 7);
+  Append("a", 3);
+  ASSERT_EQ(Sent().size(), 1u);
+  auto reloaded = Versions::Load(dir_.path());
+  ASSERT_TRUE(reloaded.ok()) << reloaded.error().message();
+  EXPECT_EQ(reloaded->lineage().sent_gtids(), "0-1-7");
+
+  gtids_.NoteMariaDb(0, 1, 8);
+  Observe("XA START 'x4'");
+  Append("a", 3);
+  Observe("XA END 'x4'");
+  Observe("XA COMMIT 'x4' ONE PHASE");
+  ASSERT_TRUE(outbox_.SendSetAside().ok());
+  ASSERT_EQ(Sent().size(), 2u);
+  reloaded = Versions::Load(dir_.path());
+  ASSERT_TRUE(reloaded.ok());
+  EXPECT_EQ(reloaded->lineage().sent_gtids(), "0-1-8");
 }
 
 }  // namespace

@@ -72,8 +72,10 @@ class SchemaApplier {
   /// Whether `applied` concerns a replicated table (not copied again after `event`), one about to
   /// be, one dropped whose ClickHouse table is kept, or a migration tool's leftover.
   bool Concerns(const binlog::Event& event, const schema::ApplyResult& applied) const;
-  /// Applies the changes of `statement`, once every row before it is in ClickHouse and a
-  /// checkpoint at its start is saved: a crash while they run replays just the statement.
+  /// Applies the changes of `statement`. The caller first sends every row before it and saves a
+  /// checkpoint at its start (a crash while they run then replays just the statement), and saves
+  /// the tracked schemas with the next checkpoint: a table renamed from one chsync never tracked is
+  /// read from the source into the tracker here.
   Status Apply(const StatementAt& statement, const schema::ApplyResult& applied);
 
  private:

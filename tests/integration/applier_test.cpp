@@ -13,8 +13,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-
-#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
