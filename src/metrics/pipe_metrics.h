@@ -22,7 +22,7 @@
 //  - chsync_values_clamped_total: ReportClamped(), after each INSERT of the stream and of the snapshot
 //    (values encoded again after a failure count again).
 //  - chsync_binlog_retention_*, chsync_binlog_bytes_behind, _write_rate: RetentionSampler
-//    (pipe/retention_sample.h), every 15 s while streaming, and at each checkpoint from its last reading.
+//    (metrics/retention_sample.h), every 15 s while streaming, and at each checkpoint from its last reading.
 
 #include <atomic>
 #include <cstdint>

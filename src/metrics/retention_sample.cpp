@@ -1,4 +1,4 @@
-#include "pipe/retention_sample.h"
+#include "metrics/retention_sample.h"
 
 #include <algorithm>
 #include <utility>

@@ -38,7 +38,7 @@
 #include "pipe/names.h"
 #include "pipe/outbox.h"
 #include "pipe/pipeline.h"
-#include "pipe/retention_sample.h"
+#include "metrics/retention_sample.h"
 #include "pipe/schema_applier.h"
 #include "pipe/schema_history.h"
 #include "pipe/source_link.h"

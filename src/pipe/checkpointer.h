@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "common/result.h"
-#include "pipe/retention_sample.h"
+#include "metrics/retention_sample.h"
 #include "pipe/table_state.h"
 #include "state/checkpoint.h"
 #include "state/control.h"

@@ -42,7 +42,7 @@
 #include "pipe/names.h"
 #include "pipe/pipeline.h"
 #include "pipe/rebuilds.h"
-#include "pipe/retention_sample.h"
+#include "metrics/retention_sample.h"
 #include "pipe/row_converter.h"
 #include "pipe/schema_history.h"
 #include "pipe/snapshot.h"

@@ -1,5 +1,4 @@
-# The pipe itself: set-up, snapshot orchestration, the binlog stream, checkpoints, status, the binlog
-# retention sampler.
+# The pipe itself: set-up, snapshot orchestration, the binlog stream, checkpoints, status.
 target_sources(chsync_pipe PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/applier.cpp
   ${CMAKE_CURRENT_LIST_DIR}/binlog_session.cpp
@@ -16,7 +15,6 @@ target_sources(chsync_pipe PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/pipeline.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rebuild.cpp
   ${CMAKE_CURRENT_LIST_DIR}/rebuilds.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/retention_sample.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schema_applier.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schema_history.cpp
   ${CMAKE_CURRENT_LIST_DIR}/stream.cpp
