@@ -30,7 +30,10 @@ function(chsync_test name)
     set(ARG_LABELS unit)
   endif()
   add_executable(${name} ${ARG_SOURCES})
-  target_compile_options(${name} PRIVATE ${CHSYNC_WARNINGS})
+  # A test's own code is compiled without optimization (after the build type's -O2): it calls the
+  # libraries, which keep theirs, and compiles about 2.7 times faster (the largest test file: 22.5 s
+  # at -O2, 8.4 s at -O0), where test files took three fifths of a whole build's compile time.
+  target_compile_options(${name} PRIVATE ${CHSYNC_WARNINGS} -O0)
   target_compile_definitions(${name} PRIVATE
     CHSYNC_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
     CHSYNC_BINARY_DIR="${PROJECT_BINARY_DIR}")
