@@ -34,9 +34,14 @@ int RunTableControl(std::string_view op, const std::string& state, const std::st
 namespace {
 
 std::atomic<bool> g_stop{false};
+std::atomic<bool> g_reload{false};
 
 extern "C" void OnStopSignal(int /*signal*/) {
   g_stop.store(true);
+}
+
+extern "C" void OnReloadSignal(int /*signal*/) {
+  g_reload.store(true);
 }
 
 /// Flags as given: unset ones leave the configuration file's (or the default) value alone.
@@ -134,6 +139,9 @@ int RunOrResync(const RunFlags& f, bool resync) {
   request.resync = resync;
   request.resync_table = f.table;
   request.terminal = isatty(STDERR_FILENO) != 0;
+  request.config_file = f.config_file;
+  request.tables_from_flag = f.tables.has_value();
+  request.reload = &g_reload;
 
   struct sigaction action {};
   action.sa_handler = OnStopSignal;
@@ -141,6 +149,11 @@ int RunOrResync(const RunFlags& f, bool resync) {
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
+  // SIGHUP: `tables:` read again from the configuration file (docs/table-control.md).
+  struct sigaction reload {};
+  reload.sa_handler = OnReloadSignal;
+  sigemptyset(&reload.sa_mask);
+  sigaction(SIGHUP, &reload, nullptr);
 
   // Serves metrics, probes, the status page and read-only queries until the pipe returns.
   std::unique_ptr<Observer> observer;

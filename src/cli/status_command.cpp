@@ -112,6 +112,7 @@ int RunStatusCommand(const StatusOptions& o) {
     fmt::print("applied        {} rows in {} transactions by the last process\n", run.rows_applied,
                run.transactions);
   }
+  if (!c.selection.empty()) fmt::print("selection      {}\n", c.selection);
   size_t done = 0;
   for (const pipe::TableSnapshot& t : c.snapshot)
     done += t.state == pipe::TableSnapshot::State::kDone ? 1 : 0;
@@ -149,6 +150,16 @@ int RunStatusCommand(const StatusOptions& o) {
   for (const pipe::HeldTable& h : c.held) {
     fmt::print("  {}  {} since {} UTC at {}: {}\n", h.table, h.state, UtcTime(h.at_ms), h.position, h.reason);
     if (!h.statement.empty()) fmt::print("      {}\n", h.statement.substr(0, 300));
+  }
+  if (!c.unselected.empty()) {
+    fmt::print(
+        "unselected     {}: removed from the selection, their changes are not applied; their ClickHouse "
+        "tables are kept (`chsync tables add --state {} DB.TABLE` copies one again)\n",
+        c.unselected.size(), o.state);
+  }
+  for (const pipe::UnselectedTable& u : c.unselected) {
+    fmt::print("  {}  removed since {} UTC at {}; ClickHouse table {} kept\n", u.table, UtcTime(u.at_ms),
+               u.position, u.clickhouse_table);
   }
   fmt::print("last error     {}\n", run.last_error.empty() ? "none" : run.last_error);
   if (!run.policies.empty()) {

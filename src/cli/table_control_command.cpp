@@ -77,6 +77,7 @@ const CommandRegistration kResumeRegistration{53, &AddResumeCommand};
 int RunTableControl(std::string_view op, const std::string& state, const std::string& table,
                     unsigned wait_s) {
   std::string name = "chsync " + std::string(op);
+  if (op.starts_with("tables-")) name = "chsync tables " + std::string(op.substr(7));
   if (state.empty()) {
     fmt::print(stderr, "{}: --state is required: the state directory of the pipe\n", name);
     return kExitUsage;

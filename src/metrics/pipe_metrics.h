@@ -76,8 +76,8 @@ struct PipeMetrics {
   PipeMetrics& operator=(const PipeMetrics&) = delete;
 
   static constexpr std::string_view kStates[] = {"snapshot", "streaming", "stopped", "failed"};
-  static constexpr std::string_view kTableStates[] = {"snapshot", "streaming", "rebuilding",
-                                                      "parked",   "paused",    "dropped"};
+  static constexpr std::string_view kTableStates[] = {"snapshot", "streaming", "rebuilding", "parked",
+                                                      "paused",   "dropped",   "unselected"};
 
   metrics::Registry registry;
 

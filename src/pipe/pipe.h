@@ -140,6 +140,19 @@ class Pipe : private ApplierHost, private SessionHost {
   /// wait for the stream (a key added at the source that the stream has not read yet).
   Result<std::string> CarryOut(const std::string& op, const std::string& table);
 
+  // follow_selection.cpp: tables added to and removed from the selection while the pipe runs.
+  /// SIGHUP: reads `tables:` from the configuration file again; a changed one becomes the selection
+  /// (with the changes of `chsync tables add|remove` on top) and is followed at once. A file that
+  /// does not read is said in the log, and the selection stays.
+  Status ReloadSelection();
+  /// Between transactions: stops applying the replicated tables the selection no longer names
+  /// (their ClickHouse tables kept), and copies online the source tables it names that the pipe
+  /// does not replicate yet. One line per table for the log and the request's answer.
+  Result<std::vector<std::string>> FollowSelection();
+  /// Source table database.name entered the selection: tracked from a position read now, and
+  /// copied online (a rebuild). What happened, in a line ("" when it is gone from the source).
+  Result<std::string> AddSelectedTable(const std::string& database, const std::string& name);
+
   /// Swaps finished rebuilds in; with `wait`, waits for every running one first.
   Status PollRebuilds(bool wait) override;
 
@@ -210,6 +223,10 @@ class Pipe : private ApplierHost, private SessionHost {
   /// One session of the binlog stream at a time: where it starts, by GTID or position, and where
   /// it landed; the replica server id of its dumps.
   BinlogSession session_{{request_, stop_, source_, set_, tracker_, applier_, versions_}, *this};
+  /// The configured `tables:` (--tables, or the file's, read again on SIGHUP).
+  std::string tables_spec_ = request_.config.tables;
+  /// The selection differs from the one the checkpoint's tables follow: FollowSelection is due.
+  bool selection_due_ = false;
   /// Stopped (SIGTERM) while Open waited for a source that did not answer: Run ends at once.
   bool stopped_at_start_ = false;
   /// The source no longer has what the pipe must read next (on_binlog_gap decides).

@@ -8,6 +8,7 @@ target_sources(chsync_pipe PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/destination.cpp
   ${CMAKE_CURRENT_LIST_DIR}/table_set.cpp
   ${CMAKE_CURRENT_LIST_DIR}/flusher.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/follow_selection.cpp
   ${CMAKE_CURRENT_LIST_DIR}/holds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/live_tables.cpp
   ${CMAKE_CURRENT_LIST_DIR}/names.cpp

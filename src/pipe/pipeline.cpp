@@ -65,6 +65,7 @@ Status Pipe::Open() {
   const PipeConfig& c = request_.config;
   CHSYNC_RETURN_IF_ERROR(source_.Configure(c.source));
   CHSYNC_RETURN_IF_ERROR(set_.Configure());
+  rebuilds_.SetParallelism(c.snapshot_parallelism);  // tables copied online at once
   session_.set_server_id(c.server_id != 0 ? c.server_id : ServerIdFromPath(c.state));
 
   CHSYNC_RETURN_IF_ERROR(checkpointer_.Open(c.state));
@@ -122,12 +123,12 @@ std::string Pipe::DestinationLine() const {
 Status Pipe::Initialize() {
   // A fresh start: the position first, then the schemas in force there, then the tables.
   CHSYNC_ASSIGN_OR_RETURN(std::vector<std::string> databases, source_.Databases());
-  auto keep = [this](const schema::TableSchema& t) { return set_.filter().Matches(t.database, t.name); };
+  auto keep = [this](const schema::TableSchema& t) { return set_.selection().Matches(t.database, t.name); };
   std::vector<schema::TableSchema> schemas;
   CHSYNC_ASSIGN_OR_RETURN(SourcePosition start, source_.StablePoint(databases, keep, schemas));
   if (schemas.empty()) {
     return Error(ErrorKind::kConfig, "no table on " + source_.options().Address() + " matches --tables '" +
-                                         set_.filter().spec() + "'");
+                                         set_.selection().Describe() + "'");
   }
   // XA transactions prepared now were written to the binlog before the start position, and the
   // snapshot cannot see their rows: if one commits later, its rows are in neither.
@@ -169,6 +170,8 @@ Status Pipe::Initialize() {
   }
   checkpoint.schemas = tracker.Serialize();
   checkpoint.routing = destination_.routing_now();
+  checkpoint.selection = set_.selection().Describe();
+  checkpoint.selection_changes = set_.selection().changes();
   checkpoint.saved_at_ms = NowMs();
   CHSYNC_RETURN_IF_ERROR(checkpointer_.Save(checkpoint));
   log::Info("starting at {} ({} tables); destination tables created", Coordinate(start.file, start.position),
@@ -183,10 +186,10 @@ Status Pipe::ResyncTable(const std::string& qualified) {
   }
   std::string database = qualified.substr(0, dot);
   std::string name = qualified.substr(dot + 1);
-  if (!set_.filter().Matches(database, name)) {
+  if (!set_.selection().Matches(database, name)) {
     return Error(ErrorKind::kUsage, "table " + qualified +
                                         " is not replicated (it does not match --tables '" +
-                                        set_.filter().spec() + "')");
+                                        set_.selection().Describe() + "')");
   }
   auto keep = [&](const schema::TableSchema& t) { return t.database == database && t.name == name; };
   std::vector<schema::TableSchema> schemas;
@@ -248,6 +251,21 @@ Status Pipe::LoadState() {
   CHSYNC_RETURN_IF_ERROR(CheckSourceIdentity());
   CHSYNC_ASSIGN_OR_RETURN(tracker_, schema::Tracker::Deserialize(checkpoint_.schemas));
   CHSYNC_RETURN_IF_ERROR(set_.CheckRouting(checkpoint_.routing, tracker_));
+  // The selection: the configured tables, then the changes `chsync tables add|remove` made. When
+  // it is not the one the checkpoint's tables follow (the configuration changed), the stream
+  // follows it between its first transactions (FollowSelection).
+  auto selection = Selection::Make(tables_spec_, checkpoint_.selection_changes);
+  if (!selection.ok()) return std::move(selection.error().AddContext("--tables"));
+  set_.Select(std::move(selection).value());
+  if (checkpoint_.selection.empty())
+    checkpoint_.selection = set_.selection().Describe();  // an older checkpoint
+  if (checkpoint_.selection != set_.selection().Describe()) {
+    log::Info(
+        "the table selection changed since the last run: '{}' then, '{}' now; tables it adds are copied "
+        "online and tables it removes stop being applied, once streaming begins",
+        checkpoint_.selection, set_.selection().Describe());
+    selection_due_ = true;
+  }
   // Rows files of prepared XA transactions that the checkpoint no longer names ended before it
   // (a crash came between saving it and removing them).
   std::error_code ec;
@@ -525,6 +543,7 @@ void Pipe::PublishTables() {
                                                      : "streaming"});
   }
   for (const auto& [key, table] : set_.dropped()) list.push_back({key, "dropped"});
+  for (const UnselectedTable& u : checkpoint_.unselected) list.push_back({u.table, "unselected"});
   Metrics().SetTables(std::move(list));
 }
 
@@ -625,7 +644,7 @@ Status Pipe::Run() {
     return Status::Ok();
   }
   // What the source says, to name the keys a tracked schema written by an older chsync lacks.
-  if (auto keys = mysql::CascadingForeignKeys(source_.control(), set_.filter()); keys.ok()) {
+  if (auto keys = mysql::CascadingForeignKeys(source_.control(), mysql::TableFilter::All()); keys.ok()) {
     cascades_.SetSourceKeys(std::move(keys).value());
   } else {
     log::Warn("cannot read the source's foreign keys: {}", keys.error().message());
@@ -633,6 +652,12 @@ Status Pipe::Run() {
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> existing, checkpointer_.Load());
   if (request_.resync && request_.resync_table.empty()) {
     log::Info("resync of every table: starting over");
+    if (existing) {
+      // The tables `chsync tables add|remove` chose stay chosen.
+      auto selection = Selection::Make(tables_spec_, existing->selection_changes);
+      if (!selection.ok()) return std::move(selection.error().AddContext("--tables"));
+      set_.Select(std::move(selection).value());
+    }
     existing.reset();
   }
   if (!existing) {

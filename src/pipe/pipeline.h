@@ -20,6 +20,11 @@ struct RunRequest {
   std::string resync_table;
   /// Show the snapshot progress as a redrawn display (stderr is a terminal).
   bool terminal = false;
+  /// The configuration file (--config), read again for `tables:` when `reload` is set (SIGHUP);
+  /// `tables_from_flag`: --tables was given, and wins over the file.
+  std::string config_file;
+  bool tables_from_flag = false;
+  std::atomic<bool>* reload = nullptr;
 };
 
 /// The pipe: opens the state directory, takes (or resumes) the snapshot, then streams the binlog

@@ -1,5 +1,6 @@
 #include "pipe/rebuilds.h"
 
+#include <chrono>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -8,16 +9,29 @@ namespace chsync::pipe {
 
 void Rebuilds::Launch(Rebuilder& rebuild, Copy copy) {
   Rebuilder* r = &rebuild;
-  std::atomic<uint64_t>* ended = &ended_;
-  rebuild.thread = std::thread([r, ended, copy = std::move(copy)] {
-    auto on_chunk = [r](const TableSnapshot& progress) -> Status {
-      std::lock_guard<std::mutex> lock(r->mutex);
-      r->state.progress = progress;
-      return Status::Ok();
-    };
-    r->result = copy(on_chunk, r->stop);
+  rebuild.thread = std::thread([this, r, copy = std::move(copy)] {
+    {
+      std::unique_lock<std::mutex> lock(turns_mutex_);
+      while (running_ >= limit_ && !r->stop) turns_.wait_for(lock, std::chrono::milliseconds(100));
+      if (!r->stop) ++running_;
+    }
+    if (r->stop) {
+      r->result = Error(ErrorKind::kInternal, "the copy was stopped before its turn came");
+    } else {
+      auto on_chunk = [r](const TableSnapshot& progress) -> Status {
+        std::lock_guard<std::mutex> lock(r->mutex);
+        r->state.progress = progress;
+        return Status::Ok();
+      };
+      r->result = copy(on_chunk, r->stop);
+      {
+        std::lock_guard<std::mutex> lock(turns_mutex_);
+        --running_;
+      }
+      turns_.notify_one();
+    }
     r->finished = true;
-    ended->fetch_add(1, std::memory_order_release);
+    ended_.fetch_add(1, std::memory_order_release);
   });
 }
 

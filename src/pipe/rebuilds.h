@@ -5,8 +5,10 @@
 // stream's checkpoints read it, and says when it ended.
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 
 #include "common/result.h"
 #include "pipe/live_tables.h"
@@ -21,8 +23,12 @@ class Rebuilds {
   using Copy = std::function<Status(const std::function<Status(const TableSnapshot&)>& on_chunk,
                                     const std::atomic<bool>& stop)>;
 
-  /// Starts `copy` on a thread of `rebuild`: its progress goes to rebuild.state.progress (under
-  /// rebuild.mutex), its outcome to rebuild.result, then rebuild.finished is set.
+  /// At most this many copies run at once (the pipe's snapshot.parallelism); the others wait for
+  /// a turn. Set before the first Launch.
+  void SetParallelism(unsigned copies) { limit_ = copies == 0 ? 1 : copies; }
+  /// Starts `copy` on a thread of `rebuild` once fewer than the limit run: its progress goes to
+  /// rebuild.state.progress (under rebuild.mutex), its outcome to rebuild.result, then
+  /// rebuild.finished is set. Stopped before its turn, it ends with an error and copies nothing.
   void Launch(Rebuilder& rebuild, Copy copy);
   /// Whether a copy of `tables` finished. Asked once per transaction: it walks the tables only when
   /// a copy ended since it last found none.
@@ -33,6 +39,11 @@ class Rebuilds {
  private:
   /// Bumped by a copy's thread when it ended.
   std::atomic<uint64_t> ended_{0};
+  /// The copies running now, and their limit.
+  std::mutex turns_mutex_;
+  std::condition_variable turns_;
+  unsigned running_ = 0;
+  unsigned limit_ = 4;
   mutable uint64_t seen_ = 0;
 };
 

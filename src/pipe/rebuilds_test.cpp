@@ -6,6 +6,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace chsync::pipe {
@@ -87,6 +88,61 @@ TEST(RebuildsTest, StoppingWaitsForEveryCopyAndAFailureIsKept) {
   EXPECT_TRUE(tables["db.a"]->rebuild->result.ok());
   ASSERT_FALSE(tables["db.b"]->rebuild->result.ok());
   EXPECT_EQ(tables["db.b"]->rebuild->result.error().server_code(), 1054);
+}
+
+// Many tables added at once each get a copy: no more than the limit run together, every one gets
+// its turn, and one stopped while waiting copies nothing.
+TEST(RebuildsTest, NoMoreCopiesRunAtOnceThanTheLimitAndEachGetsItsTurn) {
+  TableStates tables;
+  Rebuilds rebuilds;
+  rebuilds.SetParallelism(2);
+  std::atomic<int> running{0};
+  std::atomic<int> most{0};
+  std::atomic<int> copied{0};
+  for (int i = 0; i < 6; ++i) {
+    const std::string key = "db.t" + std::to_string(i);
+    tables[key] = std::make_unique<TableState>();
+    tables[key]->rebuild = std::make_unique<Rebuilder>();
+    rebuilds.Launch(*tables[key]->rebuild, [&](const auto&, const std::atomic<bool>&) -> Status {
+      const int now = ++running;
+      int seen = most.load();
+      while (now > seen && !most.compare_exchange_weak(seen, now)) {
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      --running;
+      ++copied;
+      return Status::Ok();
+    });
+  }
+  for (auto& [key, table] : tables) ASSERT_TRUE(WaitFinished(*table->rebuild)) << key;
+  EXPECT_EQ(copied, 6);
+  EXPECT_LE(most, 2);
+  EXPECT_EQ(most, 2) << "two copies ran side by side";
+
+  // One waits behind a copy that runs until stopped; stopped, it never copies.
+  TableStates more;
+  Rebuilds one;
+  one.SetParallelism(1);
+  for (const char* name : {"db.x", "db.y"}) {
+    more[name] = std::make_unique<TableState>();
+    more[name]->rebuild = std::make_unique<Rebuilder>();
+  }
+  std::atomic<bool> y_copied{false};
+  one.Launch(*more["db.x"]->rebuild, [](const auto&, const std::atomic<bool>& stop) -> Status {
+    while (!stop) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return Status::Ok();
+  });
+  one.Launch(*more["db.y"]->rebuild, [&](const auto&, const std::atomic<bool>&) -> Status {
+    y_copied = true;
+    return Status::Ok();
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(more["db.y"]->rebuild->finished) << "it waits for its turn";
+  more["db.y"]->rebuild->Stop();
+  EXPECT_TRUE(more["db.y"]->rebuild->finished);
+  EXPECT_FALSE(more["db.y"]->rebuild->result.ok());
+  EXPECT_FALSE(y_copied);
+  Rebuilds::StopAll(more);
 }
 
 }  // namespace

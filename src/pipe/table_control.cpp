@@ -8,6 +8,7 @@
 // After: its id is in the checkpoint, and it is only completed.
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -90,6 +91,16 @@ Status Pipe::PollControl() {
   // The stream's own checkpoint records the park from now on: saved at once, not at the next
   // transaction (on a quiet source that may be long).
   if (took_over) CHSYNC_RETURN_IF_ERROR(applier_.FlushAndCheckpoint());
+  if (request_.reload != nullptr && request_.reload->exchange(false))
+    CHSYNC_RETURN_IF_ERROR(ReloadSelection());
+  if (selection_due_) {
+    CHSYNC_ASSIGN_OR_RETURN(std::vector<std::string> lines, FollowSelection());
+    for (const std::string& line : lines)
+      log::Info("table selection {}: {}", set_.selection().Describe(), line);
+    checkpoint_.selection = set_.selection().Describe();
+    selection_due_ = false;
+    CHSYNC_RETURN_IF_ERROR(applier_.FlushAndCheckpoint());
+  }
   if (!holds_.RequestsDue(CoarseSteadyNow())) return Status::Ok();
   CHSYNC_ASSIGN_OR_RETURN(std::vector<ControlRequest> requests,
                           checkpointer_.Waiting(checkpoint_.requests_done));
@@ -110,6 +121,16 @@ Status Pipe::BetweenTransactions() {
 }
 
 Result<std::string> Pipe::CarryOut(const std::string& op, const std::string& key) {
+  if (op == "tables-add" || op == "tables-remove") {
+    auto changed = set_.selection().With(op == "tables-add" ? "add" : "remove", key, NowMs());
+    if (!changed.ok()) return "refused: " + changed.error().message();
+    checkpoint_.selection_changes = changed->changes();
+    set_.Select(std::move(changed).value());
+    CHSYNC_ASSIGN_OR_RETURN(std::vector<std::string> lines, FollowSelection());
+    checkpoint_.selection = set_.selection().Describe();
+    return fmt::format("done: the selection is now {}; {}", set_.selection().Describe(),
+                       fmt::join(lines, "; "));
+  }
   RequestPlan plan = Holds::Plan(op, key, set_.tables());
   if (plan.action == RequestPlan::Action::kAnswer) return plan.answer;
   TableState& table = *plan.table;

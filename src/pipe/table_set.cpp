@@ -34,10 +34,9 @@ std::string MigrationBase(std::string_view name, std::initializer_list<std::stri
 }  // namespace
 
 Status TableSet::Configure() {
-  if (config_.tables.empty()) return Status::Ok();
-  auto filter = mysql::TableFilter::Parse(config_.tables);
-  if (!filter.ok()) return std::move(filter.error().AddContext("--tables"));
-  filter_ = std::move(filter).value();
+  auto selection = Selection::Make(config_.tables, {});
+  if (!selection.ok()) return std::move(selection.error().AddContext("--tables"));
+  selection_ = std::move(selection).value();
   return Status::Ok();
 }
 
@@ -172,7 +171,7 @@ Status TableSet::CreateDestination(const schema::TableSchema& tracked, bool repl
 EffectiveMapping TableSet::MappingFor(std::string_view database, std::string_view table) const {
   const PipeConfig& config = config_;
   const std::string base = MigrationBase(table, {"gho", "ghc", "del", "old", "new"});
-  if (base.empty() || !(tables_.contains(TableKey(database, base)) || filter_.Matches(database, base)))
+  if (base.empty() || !(tables_.contains(TableKey(database, base)) || selection_.Matches(database, base)))
     return config.mappings.For(database, table, config.dest_database);
   // A table an online schema migration tool made for a replicated table (its shadow, the old table it
   // renames away) takes the base table's options, so that excluded columns never reach ClickHouse
@@ -191,14 +190,14 @@ EffectiveMapping TableSet::MappingFor(std::string_view database, std::string_vie
 }
 
 bool TableSet::ShouldReplicate(std::string_view database, std::string_view name) const {
-  if (filter_.Matches(database, name)) return true;
+  if (selection_.Matches(database, name)) return true;
   std::string base = MigrationBase(name, {"gho", "new"});
   return !base.empty() && tables_.contains(TableKey(database, base));
 }
 
 bool TableSet::IsMigrationLeftover(std::string_view database, std::string_view name) const {
   std::string base = MigrationBase(name, {"gho", "ghc", "del", "old", "new"});
-  return !base.empty() && (tables_.contains(TableKey(database, base)) || filter_.Matches(database, base));
+  return !base.empty() && (tables_.contains(TableKey(database, base)) || selection_.Matches(database, base));
 }
 
 PolicyContext TableSet::ContextFor(std::string_view source_database, std::string_view table,
@@ -246,7 +245,7 @@ Status TableSet::CheckRouting(std::optional<Routing>& recorded, const schema::Tr
   // their text); keys of integers and strings hash alike on every version.
   bool key_text_matters = false;
   for (const schema::TableSchema* t : tracker.Tables()) {
-    if (!filter().Matches(t->database, t->name)) continue;
+    if (!selection_.Matches(t->database, t->name)) continue;
     std::vector<std::string> key = clickhouse::ChooseSortingKey(*t).columns;
     for (std::string& c : MappingFor(t->database, t->name).KeyColumns(*t)) key.push_back(std::move(c));
     for (const std::string& name : key) {

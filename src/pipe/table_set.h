@@ -11,11 +11,13 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "clickhouse/ddl.h"
 #include "common/result.h"
 #include "config/config.h"
+#include "config/selection.h"
 #include "mysql/table_filter.h"
 #include "pipe/destination.h"
 #include "pipe/live_tables.h"
@@ -44,7 +46,10 @@ class TableSet {
 
   /// Parses config.tables (every table when empty).
   Status Configure();
-  const mysql::TableFilter& filter() const { return filter_; }
+  /// Which tables are selected: config.tables, then the changes of `chsync tables add|remove`.
+  const Selection& selection() const { return selection_; }
+  /// The selection from now on (the pipe adds and removes tables to follow it).
+  void Select(Selection selection) { selection_ = std::move(selection); }
 
   /// The replicated tables while the pipe runs, by "db.t".
   TableStates& tables() { return tables_; }
@@ -105,7 +110,7 @@ class TableSet {
  private:
   const PipeConfig& config_;
   Destination& destination_;
-  mysql::TableFilter filter_ = mysql::TableFilter::All();
+  Selection selection_;
   TableStates tables_;
   std::map<std::string, DestinationTable> dropped_;
 };

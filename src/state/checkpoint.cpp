@@ -154,6 +154,24 @@ std::string ToJson(const Checkpoint& c) {
     j["held"] = std::move(held);
   }
   if (!c.requests_done.empty()) j["requests_done"] = c.requests_done;
+  if (!c.selection.empty()) j["selection"] = c.selection;
+  if (!c.selection_changes.empty()) {
+    ordered_json changes = ordered_json::array();
+    for (const SelectionChange& s : c.selection_changes) {
+      changes.push_back(ordered_json{{"op", s.op}, {"pattern", s.pattern}, {"at_ms", s.at_ms}});
+    }
+    j["selection_changes"] = std::move(changes);
+  }
+  if (!c.unselected.empty()) {
+    ordered_json unselected = ordered_json::array();
+    for (const UnselectedTable& u : c.unselected) {
+      unselected.push_back(ordered_json{{"table", u.table},
+                                        {"clickhouse_table", u.clickhouse_table},
+                                        {"position", u.position},
+                                        {"at_ms", u.at_ms}});
+    }
+    j["unselected"] = std::move(unselected);
+  }
   if (c.source) {
     j["source"] = ordered_json{{"server_id", c.source->server_id}, {"server_uuid", c.source->server_uuid}};
     if (!c.source->address.empty()) j["source"]["address"] = c.source->address;
@@ -229,6 +247,24 @@ Result<Checkpoint> FromJson(std::string_view text) {
       }
     }
     if (j.contains("requests_done")) c.requests_done = j.at("requests_done").get<std::vector<std::string>>();
+    if (j.contains("selection")) c.selection = j.at("selection").get<std::string>();
+    if (j.contains("selection_changes")) {
+      for (const auto& s : j.at("selection_changes")) {
+        SelectionChange change{s.at("op").get<std::string>(), s.at("pattern").get<std::string>(),
+                               s.at("at_ms").get<uint64_t>()};
+        if (change.op != "add" && change.op != "remove") {
+          return Error(ErrorKind::kCorrupt,
+                       "checkpoint: unknown change of the table selection '" + change.op + "'");
+        }
+        c.selection_changes.push_back(std::move(change));
+      }
+    }
+    if (j.contains("unselected")) {
+      for (const auto& u : j.at("unselected")) {
+        c.unselected.push_back({u.at("table").get<std::string>(), u.at("clickhouse_table").get<std::string>(),
+                                u.at("position").get<std::string>(), u.at("at_ms").get<uint64_t>()});
+      }
+    }
     if (j.contains("destinations")) {
       for (const auto& d : j.at("destinations")) {
         DestinationState state;

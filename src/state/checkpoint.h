@@ -146,6 +146,26 @@ struct HeldTable {
   bool operator==(const HeldTable&) const = default;
 };
 
+/// A change of the table selection made while the pipe ran (`chsync tables add|remove`,
+/// docs/table-control.md), kept on top of the configured `tables:`.
+struct SelectionChange {
+  std::string op;       ///< "add" or "remove"
+  std::string pattern;  ///< DB.TABLE, wildcards * and ?
+  uint64_t at_ms = 0;   ///< when it was carried out (wall clock, ms since the epoch)
+
+  bool operator==(const SelectionChange&) const = default;
+};
+
+/// A table that left the selection: no longer applied; its ClickHouse table is kept as it was.
+struct UnselectedTable {
+  std::string table;             ///< "db.t" at the source
+  std::string clickhouse_table;  ///< "db.t" in ClickHouse, kept
+  std::string position;          ///< where the stream stopped applying it: "binlog.000003:1234"
+  uint64_t at_ms = 0;
+
+  bool operator==(const UnselectedTable&) const = default;
+};
+
 /// Everything a restart needs, saved only after ClickHouse acknowledged all it describes.
 struct Checkpoint {
   /// The server the positions are on (unset in checkpoints older than this field).
@@ -168,6 +188,13 @@ struct Checkpoint {
   /// Ids of the control requests (state/control.h) carried out, the most recent last (at most
   /// kMaxRequestsDone): saved with their effect, so that a request is carried out once.
   std::vector<std::string> requests_done;
+  /// The table selection the tables below follow (Selection::Describe; empty in checkpoints older
+  /// than this field): a restart under another selection adds and removes tables.
+  std::string selection;
+  /// The changes `chsync tables add|remove` made, in order.
+  std::vector<SelectionChange> selection_changes;
+  /// Tables that left the selection, whose ClickHouse table is kept.
+  std::vector<UnselectedTable> unselected;
   /// How the rows in ClickHouse were routed to shards (unset in checkpoints older than this field).
   std::optional<Routing> routing;
   /// Wall-clock time of the save, milliseconds since the epoch (for `chsync status`).

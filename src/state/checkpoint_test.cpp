@@ -31,6 +31,10 @@ Checkpoint Sample() {
                     "ALTER TABLE carts MODIFY note JSON", "binlog.000009:900", 1764430000001});
   c.held.push_back({"shop.items", "paused", "chsync pause", "", "binlog.000009:950", 1764430000002});
   c.requests_done = {"1764430000000-77-1", "1764430000001-77-2"};
+  c.selection = "shop.*, !shop.tmp_*; then add crm.users";
+  c.selection_changes.push_back({"add", "crm.users", 1764430000003});
+  c.selection_changes.push_back({"remove", "shop.audit_*", 1764430000004});
+  c.unselected.push_back({"shop.audit_2024", "analytics.audit_2024", "binlog.000009:990", 1764430000004});
   c.routing = Routing{"sharded", {2, 1}, "18.16"};
   c.saved_at_ms = 1764430000123;
   return c;
@@ -50,9 +54,14 @@ TEST(Checkpoint, OlderCheckpointsWithoutTheNewFieldsStillLoad) {
   c.pending_xa.clear();
   c.held.clear();
   c.requests_done.clear();
+  c.selection.clear();
+  c.selection_changes.clear();
+  c.unselected.clear();
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(ToJson(c));
   ASSERT_FALSE(j.contains("held"));
   ASSERT_FALSE(j.contains("requests_done"));
+  ASSERT_FALSE(j.contains("selection"));
+  ASSERT_FALSE(j.contains("unselected"));
   j.erase("pending_xa");
   ASSERT_FALSE(j.contains("source"));
   ASSERT_FALSE(j["resume"].contains("version_shift"));

@@ -188,7 +188,7 @@ bool OlderThanKeep(const std::string& path, uint64_t now_ms) {
 }  // namespace
 
 bool IsControlOp(std::string_view op) {
-  return op == "resync" || op == "pause" || op == "resume";
+  return op == "resync" || op == "pause" || op == "resume" || op == "tables-add" || op == "tables-remove";
 }
 
 bool IsQualifiedTable(std::string_view table) {

@@ -34,14 +34,15 @@ namespace chsync::pipe {
 struct ControlRequest {
   std::string id;      ///< unique and ordered by submission time: "<ms>-<pid>-<counter>", e.g.
                        ///< "1764680000123-4242-1"; safe as a file name
-  std::string op;      ///< "resync", "pause" or "resume"
-  std::string table;   ///< "db.t" as the user wrote it
+  std::string op;      ///< "resync", "pause", "resume", "tables-add" or "tables-remove"
+  std::string table;   ///< "db.t" as the user wrote it (tables-*: a DB.TABLE pattern, * and ?)
   uint64_t at_ms = 0;  ///< when it was submitted (wall clock, ms since the epoch)
 
   bool operator==(const ControlRequest&) const = default;
 };
 
-/// Whether `op` is one a request may carry: "resync", "pause" or "resume".
+/// Whether `op` is one a request may carry: "resync", "pause", "resume", "tables-add" or
+/// "tables-remove" (`chsync tables add|remove`).
 bool IsControlOp(std::string_view op);
 
 /// Whether `table` is DB.TABLE: a database and a table name, both non-empty, separated by the first

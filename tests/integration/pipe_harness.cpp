@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <set>
 #include <thread>
 
@@ -159,6 +160,17 @@ std::string PipeTest::Compare(const std::string& table, const CompareOptions& op
   return CompareTable(*conn_, dest_url_, db_, table, options);
 }
 
+bool PipeTest::AllEqualWithin(const std::vector<std::string>& tables, int seconds) const {
+  return WaitFor(
+      [&] {
+        for (const std::string& t : tables) {
+          if (!Compare(t).empty()) return false;
+        }
+        return true;
+      },
+      seconds);
+}
+
 std::string PipeTest::CompareWithin(const std::string& table, int seconds) const {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   std::string report = Compare(table);
@@ -277,6 +289,39 @@ void ExpectRowsOnTheirShards(const std::vector<std::string>& nodes, const std::s
     for (const auto& row : *rows) both += keys.insert(row.at(0).value_or("")).second ? 0 : 1;
   }
   EXPECT_EQ(both, 0u) << table << ": keys with versions on both shards";
+}
+
+bool WaitFor(const std::function<bool()>& done, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  return done();
+}
+
+std::optional<BackgroundProcess> StartPipeInBackground(const PipeTest& pipe, std::vector<std::string> argv,
+                                                       const std::string& log_path) {
+  if (pipe.dest() == Dest::kEmbedded) {
+    argv.push_back("--http");
+    argv.push_back("127.0.0.1:" + std::to_string(FreeLoopbackPort()));
+  }
+  std::optional<BackgroundProcess> run = BackgroundProcess::Start(argv, log_path);
+  if (!run || pipe.dest() != Dest::kEmbedded) return run;
+  // Until the pipe holds the store and announces its --http address beside it, a query would open
+  // the store itself and keep the pipe from opening it.
+  const std::string announced = pipe.dest_url().substr(std::string("file:").size()) + ".chsync-http";
+  auto announced_by_it = [&] {
+    std::ifstream in(announced);
+    std::string url;
+    long pid = 0;
+    return static_cast<bool>(in >> url >> pid) && pid == run->pid();
+  };
+  if (!WaitFor([&] { return announced_by_it() || !run->Running(); }, 60) || !run->Running()) {
+    ADD_FAILURE() << "chsync run did not announce its --http address:\n" << run->Log();
+    return std::nullopt;
+  }
+  return run;
 }
 
 }  // namespace chsync::testing

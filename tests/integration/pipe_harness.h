@@ -3,6 +3,7 @@
 // What the end-to-end tests of `chsync run` share: the two destinations, unique names, and
 // PipeTest, one source database replicated into one destination with its own state directory.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -51,6 +52,18 @@ std::unique_ptr<mysql::Connection> OpenSource(const std::string& url);
 /// Name → (type, default_kind) of a destination table's columns (system.columns).
 using DestColumnMap = std::map<std::string, std::pair<std::string, std::string>>;
 
+/// Asks `done` every 250 ms until it says true or `seconds` pass: its last answer.
+bool WaitFor(const std::function<bool()>& done, int seconds);
+
+class PipeTest;
+/// Starts `chsync run` (`argv`, as PipeTest::RunArgs gives it) in the background, its output in
+/// `log_path`. With the embedded store, --http on a free loopback port is added and the start waits
+/// until the pipe holds the store and has announced the address beside it, so that the test's
+/// queries reach the store through the running pipe. Records a failure and returns nullopt when it
+/// does not start.
+std::optional<BackgroundProcess> StartPipeInBackground(const PipeTest& pipe, std::vector<std::string> argv,
+                                                       const std::string& log_path);
+
 /// One pipe: a source database replicated into a destination with its own state directory.
 class PipeTest {
  public:
@@ -86,6 +99,8 @@ class PipeTest {
 
   /// "" when the destination's FINAL view of `table` equals the source.
   std::string Compare(const std::string& table, const CompareOptions& options = {}) const;
+  /// Whether every one of `tables` equals the source within `seconds` (a running pipe catching up).
+  bool AllEqualWithin(const std::vector<std::string>& tables, int seconds) const;
   /// Compare, asked again every 300 ms until it is "" or `seconds` pass (a running pipe catching
   /// up): the last answer.
   std::string CompareWithin(const std::string& table, int seconds) const;

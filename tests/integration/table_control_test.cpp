@@ -28,24 +28,10 @@ using testing::BackgroundProcess;
 using testing::CommandResult;
 using testing::Dest;
 using testing::PipeTest;
+using testing::ReadFile;
+using testing::WaitFor;
 
 constexpr int kServerIdBase = 17000000;
-
-bool WaitFor(const std::function<bool()>& done, int seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-  }
-  return done();
-}
-
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class TableControlTest : public ::testing::TestWithParam<Dest> {
  protected:
@@ -63,43 +49,17 @@ class TableControlTest : public ::testing::TestWithParam<Dest> {
                 "INSERT INTO b SELECT seq, seq, 'b' FROM seq_1_to_" + std::to_string(rows)});
   }
 
-  /// Starts `chsync run` (not until caught up) in the background; with the embedded store, with
-  /// --http so that the test's queries reach the store through the running pipe.
+  /// Starts `chsync run` (not until caught up) in the background (StartPipeInBackground).
   void StartRun(const std::vector<std::string>& extra = {}) {
-    std::vector<std::string> flags = extra;
-    if (GetParam() == Dest::kEmbedded) {
-      flags.push_back("--http");
-      flags.push_back("127.0.0.1:" + std::to_string(testing::FreeLoopbackPort()));
-    }
     run_.reset();
-    auto started = BackgroundProcess::Start(p_.RunArgs(p_.db() + ".*", false, flags),
-                                            p_.state() + "/run" + std::to_string(++runs_) + ".log");
+    auto started = testing::StartPipeInBackground(p_, p_.RunArgs(p_.db() + ".*", false, extra),
+                                                  p_.state() + "/run" + std::to_string(++runs_) + ".log");
     ASSERT_TRUE(started.has_value());
     run_.emplace(std::move(*started));
-    if (GetParam() == Dest::kEmbedded) {
-      // Until the pipe holds the store and announces its --http address beside it, a query would
-      // open the store itself and keep the pipe from opening it.
-      const std::string announced = p_.dest_url().substr(std::string("file:").size()) + ".chsync-http";
-      auto announced_by_it = [&] {
-        std::ifstream in(announced);
-        std::string url;
-        long pid = 0;
-        return static_cast<bool>(in >> url >> pid) && pid == run_->pid();
-      };
-      ASSERT_TRUE(WaitFor([&] { return announced_by_it() || !run_->Running(); }, 60)) << run_->Log();
-      ASSERT_TRUE(run_->Running()) << run_->Log();
-    }
   }
 
   bool Converges(const std::vector<std::string>& tables, int seconds) {
-    return WaitFor(
-        [&] {
-          for (const std::string& t : tables) {
-            if (!p_.Compare(t).empty()) return false;
-          }
-          return true;
-        },
-        seconds);
+    return p_.AllEqualWithin(tables, seconds);
   }
 
   bool LogHas(const std::string& text, int seconds) {
@@ -297,7 +257,7 @@ TEST_P(TableControlTest, ARequestCarriedOutBeforeACrashIsNotCarriedOutAgain) {
   }
   ASSERT_FALSE(id.empty());
   nlohmann::ordered_json checkpoint =
-      nlohmann::ordered_json::parse(ReadText(p_.state() + "/checkpoint.json"));
+      nlohmann::ordered_json::parse(ReadFile(p_.state() + "/checkpoint.json"));
   checkpoint["requests_done"] = nlohmann::ordered_json::array({id});
   std::ofstream(p_.state() + "/checkpoint.json", std::ios::trunc) << checkpoint.dump(2);
 
@@ -306,7 +266,7 @@ TEST_P(TableControlTest, ARequestCarriedOutBeforeACrashIsNotCarriedOutAgain) {
   ASSERT_RUN_OK(r, "with the request already done");
   EXPECT_EQUAL_TO_SOURCE(p_, "a", "the pause was not carried out a second time");
   EXPECT_FALSE(std::filesystem::exists(p_.state() + "/requests/" + id + ".req"));
-  EXPECT_NE(ReadText(p_.state() + "/requests/" + id + ".done").find("before chsync restarted"),
+  EXPECT_NE(ReadFile(p_.state() + "/requests/" + id + ".done").find("before chsync restarted"),
             std::string::npos);
 
   // The same request queued anew is carried out.

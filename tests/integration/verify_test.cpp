@@ -27,17 +27,9 @@ using testing::BackgroundProcess;
 using testing::CommandResult;
 using testing::Dest;
 using testing::PipeTest;
+using testing::WaitFor;
 
 constexpr int kServerIdBase = 18000000;
-
-bool WaitFor(const std::function<bool()>& done, int seconds) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-  }
-  return done();
-}
 
 bool Has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
