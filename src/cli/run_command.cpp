@@ -48,7 +48,8 @@ extern "C" void OnReloadSignal(int /*signal*/) {
 struct RunFlags {
   std::string config_file;
   std::optional<std::string> source, dest, tables, state, dest_database, log_level, dest_cluster,
-      dest_replication_path, on_binlog_gap, log_format, http_listen, datetime_fallback;
+      dest_replication_path, on_binlog_gap, log_format, http_listen, datetime_fallback, snapshot_mode,
+      start_position, start_gtid, start_time;
   std::optional<uint64_t> failover_after_ms;
   std::optional<double> ready_max_lag_s;
   std::optional<uint32_t> server_id;
@@ -108,6 +109,20 @@ int RunOrResync(const RunFlags& f, bool resync) {
       return kExitUsage;
     }
     config.datetime_fallback = *fallback;
+  }
+  if (f.snapshot_mode) {
+    auto mode = pipe::ParseStartMode(*f.snapshot_mode);
+    if (!mode.ok()) {
+      fmt::print(stderr, "chsync {}: --snapshot-mode: {}\n", name, mode.error().message());
+      return kExitUsage;
+    }
+    config.snapshot_mode = *mode;
+  }
+  // One start point replaces another the file gives.
+  if (f.start_position || f.start_gtid || f.start_time) {
+    config.start_position = f.start_position.value_or("");
+    config.start_gtid = f.start_gtid.value_or("");
+    config.start_time = f.start_time.value_or("");
   }
   if (f.server_id) config.server_id = *f.server_id;
   if (f.snapshot_parallelism) config.snapshot_parallelism = *f.snapshot_parallelism;
@@ -214,6 +229,19 @@ void AddFlags(CLI::App* sub, RunFlags& f) {
   sub->add_option("--config", f.config_file, "YAML configuration file (flags override it)");
   sub->add_flag("--until-caught-up", f.until_caught_up,
                 "exit 0 once every change committed before streaming began is applied and checkpointed");
+  sub->add_option(
+      "--snapshot-mode", f.snapshot_mode,
+      "how a new pipe starts: initial (default: copy, then stream), never (stream only, from now or "
+      "--start-*), only (copy and exit); file key snapshot.mode");
+  sub->add_option("--start-position", f.start_position,
+                  "with --snapshot-mode never: stream from FILE:POS (a transaction's start)");
+  sub->add_option(
+      "--start-gtid", f.start_gtid,
+      "with --snapshot-mode never: stream from the transaction after this GTID position (MariaDB) "
+      "or GTID set (MySQL)");
+  sub->add_option("--start-time", f.start_time,
+                  "with --snapshot-mode never: stream from the first transaction at or after 'YYYY-MM-DD "
+                  "HH:MM:SS' (UTC, or with an offset such as +02:00)");
   sub->add_option("--dest-database", f.dest_database,
                   "destination database for every table (default: named like each source database)");
   sub->add_option("--server-id", f.server_id,

@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <memory>
@@ -99,6 +100,16 @@ int RunStatusCommand(const StatusOptions& o) {
                run.binlog_gap_resyncs);
   }
   fmt::print("stream start   {}:{}\n", c.stream_start.file, c.stream_start.position);
+  if (c.load_only) {
+    // snapshot.mode only: nothing streams from this checkpoint (docs/configuration.md).
+    const bool copied = std::all_of(c.snapshot.begin(), c.snapshot.end(), [](const pipe::TableSnapshot& t) {
+      return t.state == pipe::TableSnapshot::State::kDone;
+    });
+    fmt::print("load only      {}\n",
+               copied ? "the copy is complete (snapshot.mode only): nothing streams from here; a run with "
+                        "snapshot.mode only copies again"
+                      : "copying (snapshot.mode only); nothing streams from here");
+  }
   if (!run.destination.empty()) fmt::print("destination    {}\n", run.destination);
   fmt::print("checkpoint     saved {}\n", Ago(c.saved_at_ms, now));
   if (run.last_event_time != 0) {

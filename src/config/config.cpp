@@ -135,6 +135,30 @@ Setter Number(T PipeConfig::*field, uint64_t min, uint64_t max) {
   };
 }
 
+/// snapshot.mode (or `snapshot:` alone): initial, never or only.
+Setter StartModeSetter() {
+  return [](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+    std::string value;
+    CHSYNC_RETURN_IF_ERROR(ReadString(n, where, "", value));
+    auto mode = ParseStartMode(value);
+    if (!mode.ok()) return ConfigError(where, "", mode.error().message());
+    c.snapshot_mode = *mode;
+    return Status::Ok();
+  };
+}
+
+/// A text value that `check` accepts (its message is put after the key).
+Setter Checked(std::string PipeConfig::*field, Status (*check)(std::string_view)) {
+  return [field, check](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+    std::string value;
+    CHSYNC_RETURN_IF_ERROR(ReadString(n, where, "", value));
+    Status checked = check(value);
+    if (!checked.ok()) return ConfigError(where, "", checked.error().message());
+    c.*field = std::move(value);
+    return Status::Ok();
+  };
+}
+
 /// Puts the configuration key into a PolicySet error ("f.yaml:3: 'truncate' must be …" becomes
 /// "f.yaml:3: 'schema_changes.truncate' must be …").
 Status WithConfigKey(Status s, std::string_view key, const std::string& config_key) {
@@ -417,6 +441,21 @@ const std::map<std::string, Setter>& Setters() {
       {"state", String(&PipeConfig::state)},
       {"dest_database", String(&PipeConfig::dest_database)},
       {"server_id", Number(&PipeConfig::server_id, 1, 4294967295u)},
+      {"snapshot", StartModeSetter()},
+      {"snapshot.mode", StartModeSetter()},
+      {"start_position", Checked(&PipeConfig::start_position,
+                                 [](std::string_view t) -> Status {
+                                   auto parsed = ParseStartPosition(t);
+                                   if (!parsed.ok()) return std::move(parsed).error();
+                                   return Status::Ok();
+                                 })},
+      {"start_gtid", String(&PipeConfig::start_gtid)},
+      {"start_time", Checked(&PipeConfig::start_time,
+                             [](std::string_view t) -> Status {
+                               auto parsed = ParseStartTime(t);
+                               if (!parsed.ok()) return std::move(parsed).error();
+                               return Status::Ok();
+                             })},
       {"snapshot.parallelism", Number(&PipeConfig::snapshot_parallelism, 1, 64)},
       {"snapshot.chunk_rows", Number(&PipeConfig::snapshot_chunk_rows, 1000, 100000000)},
       {"batch.max_rows", Number(&PipeConfig::batch_max_rows, 1, 10000000)},
@@ -511,6 +550,95 @@ Result<PipeConfig::DateTimeFallback> ParseDateTimeFallback(std::string_view text
                "datetime_fallback must be drop_fraction or string, not '" + std::string(text) + "'");
 }
 
+Result<PipeConfig::StartMode> ParseStartMode(std::string_view text) {
+  if (text == "initial") return PipeConfig::StartMode::kInitial;
+  if (text == "never") return PipeConfig::StartMode::kNever;
+  if (text == "only") return PipeConfig::StartMode::kOnly;
+  return Error(ErrorKind::kConfig, "snapshot mode must be initial, never or only, not '" + std::string(text) +
+                                       "' (flag --snapshot-mode, file key snapshot.mode)");
+}
+
+std::string_view StartModeName(PipeConfig::StartMode mode) {
+  switch (mode) {
+    case PipeConfig::StartMode::kInitial: return "initial";
+    case PipeConfig::StartMode::kNever: return "never";
+    case PipeConfig::StartMode::kOnly: return "only";
+  }
+  return "initial";
+}
+
+Result<std::pair<std::string, uint64_t>> ParseStartPosition(std::string_view text) {
+  const size_t colon = text.rfind(':');
+  auto bad = [&] {
+    return Error(ErrorKind::kConfig,
+                 "start_position must be FILE:POS, a binlog file and a byte offset "
+                 "(e.g. binlog.000042:1234, as SHOW BINARY LOG STATUS prints them), not '" +
+                     std::string(text) + "'");
+  };
+  if (colon == std::string_view::npos || colon == 0) return bad();
+  const std::string_view file = text.substr(0, colon);
+  const std::string_view digits = text.substr(colon + 1);
+  if (digits.empty() || digits.size() > 19 ||
+      digits.find_first_not_of("0123456789") != std::string_view::npos ||
+      file.find_first_of(" \t/\\'\"`") != std::string_view::npos) {
+    return bad();
+  }
+  const uint64_t position = std::stoull(std::string(digits));
+  if (position < 4) return bad();  // every binlog file begins with its 4-byte magic number
+  return std::make_pair(std::string(file), position);
+}
+
+Result<int64_t> ParseStartTime(std::string_view text) {
+  auto bad = [&] {
+    return Error(ErrorKind::kConfig,
+                 "start_time must be 'YYYY-MM-DD HH:MM:SS' in UTC, or with an offset such as "
+                 "'2024-05-01 12:00:00+02:00', not '" +
+                     std::string(text) + "'");
+  };
+  // YYYY-MM-DD[ T]HH:MM:SS, then nothing, Z, or ±HH:MM.
+  if (text.size() < 19) return bad();
+  auto number = [&](size_t at, size_t length, int& out) {
+    out = 0;
+    for (size_t i = at; i < at + length; ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      out = out * 10 + (text[i] - '0');
+    }
+    return true;
+  };
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+  if (!number(0, 4, year) || text[4] != '-' || !number(5, 2, month) || text[7] != '-' || !number(8, 2, day) ||
+      (text[10] != ' ' && text[10] != 'T') || !number(11, 2, hour) || text[13] != ':' ||
+      !number(14, 2, minute) || text[16] != ':' || !number(17, 2, second)) {
+    return bad();
+  }
+  std::string_view rest = text.substr(19);
+  int64_t offset_s = 0;
+  if (rest == "Z") {
+    rest = {};
+  } else if (!rest.empty()) {
+    int oh = 0, om = 0;
+    if (rest.size() != 6 || (rest[0] != '+' && rest[0] != '-') || !number(20, 2, oh) || rest[3] != ':' ||
+        !number(23, 2, om) || oh > 23 || om > 59) {
+      return bad();
+    }
+    offset_s = (rest[0] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+  }
+  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  if (year < 1970 || month < 1 || month > 12 || day < 1 ||
+      day > kDays[month - 1] + (month == 2 && leap ? 1 : 0) || hour > 23 || minute > 59 || second > 59) {
+    return bad();
+  }
+  // Days since 1970-01-01 (the civil-from-days algorithm, inverted).
+  const int y = month <= 2 ? year - 1 : year;
+  const int era = y / 400;
+  const int yoe = y - era * 400;
+  const int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = int64_t{era} * 146097 + doe - 719468;
+  return days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
+}
+
 Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text) {
   if (text == "fail") return PipeConfig::BinlogGap::kFail;
   if (text == "resync") return PipeConfig::BinlogGap::kResync;
@@ -572,6 +700,25 @@ Status Validate(const PipeConfig& c) {
                                          "' (flag --log-format, file key log_format)");
   }
   if (!c.http_listen.empty()) CHSYNC_RETURN_IF_ERROR(ValidateListenAddress(c.http_listen));
+  const int starts =
+      (c.start_position.empty() ? 0 : 1) + (c.start_gtid.empty() ? 0 : 1) + (c.start_time.empty() ? 0 : 1);
+  if (starts > 1) {
+    return Error(ErrorKind::kConfig,
+                 "give at most one of start_position, start_gtid and start_time (flags --start-position, "
+                 "--start-gtid, --start-time): each says where the stream begins");
+  }
+  if (starts == 1 && c.snapshot_mode != PipeConfig::StartMode::kNever) {
+    const char* key = !c.start_position.empty() ? "start_position"
+                      : !c.start_gtid.empty()   ? "start_gtid"
+                                                : "start_time";
+    return Error(ErrorKind::kConfig,
+                 fmt::format("{} is given with snapshot.mode {}: a start point is for a pipe that copies "
+                             "nothing (snapshot.mode never, flag --snapshot-mode never); an initial copy "
+                             "streams from the point the copy began",
+                             key, StartModeName(c.snapshot_mode)));
+  }
+  if (!c.start_position.empty()) CHSYNC_RETURN_IF_ERROR(ParseStartPosition(c.start_position));
+  if (!c.start_time.empty()) CHSYNC_RETURN_IF_ERROR(ParseStartTime(c.start_time));
   if (!std::isfinite(c.http_ready_max_lag_s) || c.http_ready_max_lag_s <= 0 ||
       c.http_ready_max_lag_s > kMaxReadyLagSeconds) {
     return Error(ErrorKind::kConfig,

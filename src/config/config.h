@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "common/result.h"
 #include "policy/mapping.h"
@@ -47,6 +48,23 @@ struct PipeConfig {
   /// distributed_ddl_task_timeout of chsync's ON CLUSTER statements: after it, chsync names the
   /// hosts that have not run the statement yet and goes on waiting for them.
   uint64_t dest_ddl_timeout_s = 30;
+
+  /// How a new pipe (no checkpoint in the state directory) starts (`snapshot.mode`, or `snapshot:`
+  /// alone; --snapshot-mode): kInitial copies every table, then streams from the point the copy
+  /// began; kNever copies nothing and streams from the end of the binlog now, or from one of the
+  /// start_* keys below; kOnly copies every table and exits, with nothing to stream from
+  /// (docs/configuration.md, "Start modes"). With a checkpoint, the checkpoint decides.
+  enum class StartMode { kInitial, kNever, kOnly };
+  StartMode snapshot_mode = StartMode::kInitial;
+  /// With snapshot.mode never, at most one of these: where the stream begins instead of the end of
+  /// the binlog now. start_position "FILE:POS" (a transaction's first event, or a file's end);
+  /// start_gtid a MariaDB GTID position (domain-server-seq, comma-separated) or a MySQL GTID set
+  /// (the transactions already applied: the stream begins after them); start_time
+  /// "YYYY-MM-DD HH:MM:SS" in UTC, or with an offset ("…+02:00", "…Z"): the first transaction
+  /// whose binlog timestamp is at or after it.
+  std::string start_position;
+  std::string start_gtid;
+  std::string start_time;
 
   unsigned snapshot_parallelism = 4;      ///< tables/chunks copied at once
   uint64_t snapshot_chunk_rows = 100000;  ///< rows per primary-key range chunk
@@ -114,6 +132,18 @@ Status ValidateListenAddress(std::string_view address);
 
 /// "fail" or "resync" (--on-binlog-gap, file key on_binlog_gap); kConfig otherwise.
 Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text);
+
+/// "initial", "never" or "only" (--snapshot-mode, file key snapshot.mode); kConfig otherwise.
+Result<PipeConfig::StartMode> ParseStartMode(std::string_view text);
+std::string_view StartModeName(PipeConfig::StartMode mode);
+
+/// FILE:POS of start_position: a binlog file name and a byte offset of at least 4; kConfig
+/// naming the key otherwise.
+Result<std::pair<std::string, uint64_t>> ParseStartPosition(std::string_view text);
+
+/// start_time as seconds since the epoch: "YYYY-MM-DD HH:MM:SS" (or with a T) in UTC, optionally
+/// followed by "Z" or an offset "+HH:MM"/"-HH:MM"; kConfig naming the key otherwise.
+Result<int64_t> ParseStartTime(std::string_view text);
 
 /// "drop_fraction" or "string" (--datetime-fallback, file key datetime_fallback); kConfig otherwise.
 Result<PipeConfig::DateTimeFallback> ParseDateTimeFallback(std::string_view text);

@@ -519,5 +519,64 @@ TEST(PipeConfig, DateTimeFallback) {
   EXPECT_EQ(*ParseDateTimeFallback("string"), PipeConfig::DateTimeFallback::kString);
 }
 
+TEST(PipeConfig, StartModesInTheFileAndTheirChecks) {
+  PipeConfig c = Minimal();
+  EXPECT_EQ(c.snapshot_mode, PipeConfig::StartMode::kInitial) << "today's behaviour by default";
+  ASSERT_TRUE(
+      LoadConfigText("snapshot:\n  mode: never\n  parallelism: 2\nstart_gtid: 0-1-42\n", "p.yaml", c).ok());
+  EXPECT_EQ(c.snapshot_mode, PipeConfig::StartMode::kNever);
+  EXPECT_EQ(c.snapshot_parallelism, 2u);
+  EXPECT_EQ(c.start_gtid, "0-1-42");
+  EXPECT_TRUE(Validate(c).ok());
+  // `snapshot:` alone is the mode.
+  ASSERT_TRUE(LoadConfigText("snapshot: only\n", "p.yaml", c).ok());
+  EXPECT_EQ(c.snapshot_mode, PipeConfig::StartMode::kOnly);
+  Status refused = Validate(c);
+  ASSERT_FALSE(refused.ok()) << "a start point with a copy";
+  EXPECT_NE(refused.error().message().find("start_gtid is given with snapshot.mode only"), std::string::npos)
+      << refused.error().message();
+
+  PipeConfig two = Minimal();
+  ASSERT_TRUE(
+      LoadConfigText("snapshot: never\nstart_position: binlog.000002:4\nstart_time: '2024-01-01 00:00:00'\n",
+                     "p.yaml", two)
+          .ok());
+  Status both = Validate(two);
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.error().message().find("at most one of start_position, start_gtid and start_time"),
+            std::string::npos)
+      << both.error().message();
+
+  for (const char* text :
+       {"snapshot: sometimes\n", "snapshot:\n  mode: [never]\n", "start_position: binlog.000002\n",
+        "start_position: binlog.000002:3\n", "start_position: ':77'\n", "start_time: yesterday\n",
+        "start_time: '2024-02-30 00:00:00'\n", "start_time: '2024-01-01 24:00:00'\n",
+        "start_time: '2024-01-01 00:00:00+2'\n"}) {
+    PipeConfig bad = Minimal();
+    Status s = LoadConfigText(text, "p.yaml", bad);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
+    EXPECT_NE(s.error().message().find("p.yaml:"), std::string::npos) << s.error().message();
+  }
+}
+
+TEST(PipeConfig, StartTimeIsUtcUnlessAnOffsetIsGiven) {
+  EXPECT_EQ(*ParseStartTime("1970-01-01 00:00:00"), 0);
+  EXPECT_EQ(*ParseStartTime("2024-03-01 12:30:15"), 1709296215);
+  EXPECT_EQ(*ParseStartTime("2024-03-01T12:30:15Z"), 1709296215);
+  EXPECT_EQ(*ParseStartTime("2024-03-01 14:30:15+02:00"), 1709296215);
+  EXPECT_EQ(*ParseStartTime("2024-03-01 07:00:15-05:30"), 1709296215);
+  EXPECT_EQ(*ParseStartTime("2000-02-29 00:00:00"), 951782400) << "a leap day";
+  EXPECT_FALSE(ParseStartTime("2023-02-29 00:00:00").ok());
+  EXPECT_FALSE(ParseStartTime("1969-12-31 23:59:59").ok());
+  EXPECT_FALSE(ParseStartTime("2024-03-01 12:30").ok());
+  auto position = ParseStartPosition("mysql-bin.000042:1234");
+  ASSERT_TRUE(position.ok());
+  EXPECT_EQ(position->first, "mysql-bin.000042");
+  EXPECT_EQ(position->second, 1234u);
+  EXPECT_FALSE(ParseStartPosition("mysql-bin.000042:12x").ok());
+  EXPECT_FALSE(ParseStartPosition("../x:100").ok());
+}
+
 }  // namespace
 }  // namespace chsync::pipe

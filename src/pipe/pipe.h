@@ -73,7 +73,9 @@ class Pipe : private ApplierHost, private SessionHost {
  private:
   // pipeline.cpp
   Status Open();
-  Status Initialize();
+  /// A fresh start: the start position, the schemas there and the destination tables; every table
+  /// to copy, or with `copy` false none (snapshot.mode never: the start is CdcStartPoint's).
+  Status Initialize(bool copy = true);
   Status ResyncTable(const std::string& qualified);
   /// Loads the saved checkpoint (refused when it is another source server's) and the tracked schemas
   /// in it, and removes prepared-XA rows files it no longer names.
@@ -81,6 +83,19 @@ class Pipe : private ApplierHost, private SessionHost {
   /// Finds the cascading foreign keys of the replicated tables again when a table or its schema
   /// changed (cascades.h), and lists them and whether they are followed in the status.
   void NoteCascades() override;
+  // start_modes.cpp: snapshot.mode and the start_* keys (docs/configuration.md, "Start modes").
+  /// With a checkpoint: the checkpoint decides (said once when start settings are given); a
+  /// load-only one (snapshot.mode only) is copied again under `only` (`existing` reset) and refused
+  /// under another mode.
+  Status CheckStartMode(std::optional<Checkpoint>& existing);
+  /// Whether a new pipe copies nothing (snapshot.mode never, not a `chsync resync`).
+  bool CdcOnlyStart() const;
+  /// Where a CDC-only pipe begins: `now` (the end of the binlog, where `schemas` were read), or
+  /// start_position, start_gtid or start_time, refused when a statement between it and `now`
+  /// changed a replicated table.
+  Result<SourcePosition> CdcStartPoint(const SourcePosition& now);
+  /// snapshot.mode only: every table is copied; saved, said, and nothing streamed.
+  Status FinishLoadOnly();
   // failover.cpp: several source servers (docs/failover.md).
   /// source_.Select with what the pipe applied and sent (the lineage of versions_); a gap is
   /// BinlogGap.

@@ -120,7 +120,7 @@ std::string Pipe::DestinationLine() const {
   return destination_.Describe(node);
 }
 
-Status Pipe::Initialize() {
+Status Pipe::Initialize(bool copy) {
   // A fresh start: the position first, then the schemas in force there, then the tables.
   CHSYNC_ASSIGN_OR_RETURN(std::vector<std::string> databases, source_.Databases());
   auto keep = [this](const schema::TableSchema& t) { return set_.selection().Matches(t.database, t.name); };
@@ -129,6 +129,9 @@ Status Pipe::Initialize() {
   if (schemas.empty()) {
     return Error(ErrorKind::kConfig, "no table on " + source_.options().Address() + " matches --tables '" +
                                          set_.selection().Describe() + "'");
+  }
+  if (!copy) {
+    CHSYNC_ASSIGN_OR_RETURN(start, CdcStartPoint(start));
   }
   // XA transactions prepared now were written to the binlog before the start position, and the
   // snapshot cannot see their rows: if one commits later, its rows are in neither.
@@ -159,13 +162,16 @@ Status Pipe::Initialize() {
   checkpoint.source = source_.identity();
   checkpoint.stream_start = start;
   checkpoint.resume = start;
+  checkpoint.load_only = copy && request_.config.snapshot_mode == PipeConfig::StartMode::kOnly;
   // Every table is copied again: what was sent before says nothing of this server any longer.
   CHSYNC_RETURN_IF_ERROR(versions_->lineage().NoteSent(start.gtid_set));
   for (schema::TableSchema& t : schemas) {
     // Tables left by an earlier pipe (or a run that crashed before its first checkpoint) are
     // replaced: rows they hold may no longer exist at the source.
     CHSYNC_RETURN_IF_ERROR(set_.CreateDestination(t, /*replace=*/true));
-    checkpoint.snapshot.push_back({t.database, t.name, TableSnapshot::State::kPending, "", 0, std::nullopt});
+    checkpoint.snapshot.push_back({t.database, t.name,
+                                   copy ? TableSnapshot::State::kPending : TableSnapshot::State::kDone, "", 0,
+                                   std::nullopt});
     tracker.SetTable(std::move(t));
   }
   checkpoint.schemas = tracker.Serialize();
@@ -660,8 +666,9 @@ Status Pipe::Run() {
     }
     existing.reset();
   }
+  CHSYNC_RETURN_IF_ERROR(CheckStartMode(existing));
   if (!existing) {
-    CHSYNC_RETURN_IF_ERROR(Initialize());
+    CHSYNC_RETURN_IF_ERROR(Initialize(/*copy=*/!CdcOnlyStart()));
   } else if (request_.resync) {
     CHSYNC_RETURN_IF_ERROR(LoadState());
     CHSYNC_RETURN_IF_ERROR(ResyncTable(request_.resync_table));
@@ -710,6 +717,12 @@ Status Pipe::CopyAndStream() {
   if (stop_) return Stopped();  // every chunk in the checkpoint was acknowledged
   CHSYNC_RETURN_IF_ERROR(copied);
   if (!SnapshotDone()) return Error(ErrorKind::kInternal, "the snapshot ended with tables left to copy");
+  if (checkpoint_.load_only) {
+    // snapshot.mode only: the copy read each chunk at its own moment; the binlog from the start
+    // point to its end now (Stream stops there) makes every table equal the source at one point.
+    CHSYNC_RETURN_IF_ERROR(Stream());
+    return stop_ ? Status::Ok() : FinishLoadOnly();
+  }
   return Stream();
 }
 

@@ -22,7 +22,7 @@ Status Pipe::Stream() {
     retention_->SetSource(source_.options());
   }
   std::optional<mysql::BinlogCoordinate> target;
-  if (request_.until_caught_up) {
+  if (request_.until_caught_up || checkpoint_.load_only) {
     CHSYNC_ASSIGN_OR_RETURN(mysql::BinlogCoordinate now, mysql::CurrentBinlogPosition(source_.control()));
     target = now;
     log::Info("streaming from {} until {}", Coordinate(checkpoint_.resume.file, checkpoint_.resume.position),

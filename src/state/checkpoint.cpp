@@ -172,6 +172,7 @@ std::string ToJson(const Checkpoint& c) {
     }
     j["unselected"] = std::move(unselected);
   }
+  if (c.load_only) j["load_only"] = true;
   if (c.source) {
     j["source"] = ordered_json{{"server_id", c.source->server_id}, {"server_uuid", c.source->server_uuid}};
     if (!c.source->address.empty()) j["source"]["address"] = c.source->address;
@@ -246,6 +247,7 @@ Result<Checkpoint> FromJson(std::string_view text) {
         c.held.push_back(std::move(held));
       }
     }
+    if (j.contains("load_only")) c.load_only = j.at("load_only").get<bool>();
     if (j.contains("requests_done")) c.requests_done = j.at("requests_done").get<std::vector<std::string>>();
     if (j.contains("selection")) c.selection = j.at("selection").get<std::string>();
     if (j.contains("selection_changes")) {

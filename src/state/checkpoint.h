@@ -199,6 +199,9 @@ struct Checkpoint {
   std::optional<Routing> routing;
   /// Wall-clock time of the save, milliseconds since the epoch (for `chsync status`).
   uint64_t saved_at_ms = 0;
+  /// The copy of snapshot.mode only ended here: the tables equal the source at `stream_start` and
+  /// nothing streams from this checkpoint (a run under another mode refuses it; `only` copies again).
+  bool load_only = false;
 
   bool operator==(const Checkpoint&) const = default;
 };

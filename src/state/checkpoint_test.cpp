@@ -37,6 +37,7 @@ Checkpoint Sample() {
   c.unselected.push_back({"shop.audit_2024", "analytics.audit_2024", "binlog.000009:990", 1764430000004});
   c.routing = Routing{"sharded", {2, 1}, "18.16"};
   c.saved_at_ms = 1764430000123;
+  c.load_only = true;
   return c;
 }
 
@@ -57,11 +58,13 @@ TEST(Checkpoint, OlderCheckpointsWithoutTheNewFieldsStillLoad) {
   c.selection.clear();
   c.selection_changes.clear();
   c.unselected.clear();
+  c.load_only = false;
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(ToJson(c));
   ASSERT_FALSE(j.contains("held"));
   ASSERT_FALSE(j.contains("requests_done"));
   ASSERT_FALSE(j.contains("selection"));
   ASSERT_FALSE(j.contains("unselected"));
+  ASSERT_FALSE(j.contains("load_only"));
   j.erase("pending_xa");
   ASSERT_FALSE(j.contains("source"));
   ASSERT_FALSE(j["resume"].contains("version_shift"));
