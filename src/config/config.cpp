@@ -621,7 +621,7 @@ Result<int64_t> ParseStartTime(std::string_view text) {
         !number(23, 2, om) || oh > 23 || om > 59) {
       return bad();
     }
-    offset_s = (rest[0] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
+    offset_s = (rest[0] == '+' ? 1 : -1) * (int64_t{oh} * 3600 + int64_t{om} * 60);
   }
   static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
@@ -636,7 +636,7 @@ Result<int64_t> ParseStartTime(std::string_view text) {
   const int doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1;
   const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
   const int64_t days = int64_t{era} * 146097 + doe - 719468;
-  return days * 86400 + hour * 3600 + minute * 60 + second - offset_s;
+  return days * 86400 + int64_t{hour} * 3600 + int64_t{minute} * 60 + second - offset_s;
 }
 
 Result<PipeConfig::BinlogGap> ParseBinlogGap(std::string_view text) {

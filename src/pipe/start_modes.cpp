@@ -161,12 +161,13 @@ Result<SourcePosition> Pipe::CdcStartPoint(const SourcePosition& now) {
     if (change) {
       return Error(
           ErrorKind::kConfig,
-          fmt::format("{} ({}): a statement after it changed the replicated table {}: `{}` at {}{}. chsync "
+          fmt::format("{}{}: a statement after it changed the replicated table {}: `{}` at {}{}. chsync "
                       "knows the tables' schemas as they are now, which do not fit the rows written "
                       "before that statement. Start after it (a later start point), or use "
                       "snapshot.mode initial to copy the tables",
-                      what, Coordinate(at.file, at.position), change->table, Shorten(change->statement),
-                      change->position, change->gtid.empty() ? "" : " (GTID " + change->gtid + ")"));
+                      what, c.start_position.empty() ? " (" + Coordinate(at.file, at.position) + ")" : "",
+                      change->table, Shorten(change->statement), change->position,
+                      change->gtid.empty() ? "" : " (GTID " + change->gtid + ")"));
     }
   }
   log::Info("snapshot.mode never: no table is copied; streaming from {} ({}{})",

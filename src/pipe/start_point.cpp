@@ -221,8 +221,11 @@ Result<std::optional<FoundSchemaChange>> SchemaChangeAfter(const DumpOpener& ope
       });
   if (!read.ok()) {
     if (read.error().server_code() == 1236) {
-      return Error(ErrorKind::kConfig, "the start point " + from.ToString() +
-                                           " cannot be read on the source: " + read.error().message());
+      return Error(ErrorKind::kConfig,
+                   "the start point " + from.ToString() +
+                       " cannot be read on the source (an event must begin there: SHOW BINLOG "
+                       "EVENTS lists where they do): " +
+                       read.error().message());
     }
     return std::move(read).error();
   }
