@@ -92,8 +92,9 @@ class Pipe : private ApplierHost, private SessionHost {
   bool CdcOnlyStart() const;
   /// Where a CDC-only pipe begins: `now` (the end of the binlog, where `schemas` were read), or
   /// start_position, start_gtid or start_time, refused when a statement between it and `now`
-  /// changed a replicated table.
-  Result<SourcePosition> CdcStartPoint(const SourcePosition& now);
+  /// changed a replicated table (`schemas`, as they are at `now`).
+  Result<SourcePosition> CdcStartPoint(const SourcePosition& now,
+                                       const std::vector<schema::TableSchema>& schemas);
   /// snapshot.mode only: every table is copied; saved, said, and nothing streamed.
   Status FinishLoadOnly();
   // failover.cpp: several source servers (docs/failover.md).

@@ -131,7 +131,7 @@ Status Pipe::Initialize(bool copy) {
                                          set_.selection().Describe() + "'");
   }
   if (!copy) {
-    CHSYNC_ASSIGN_OR_RETURN(start, CdcStartPoint(start));
+    CHSYNC_ASSIGN_OR_RETURN(start, CdcStartPoint(start, schemas));
   }
   // XA transactions prepared now were written to the binlog before the start position, and the
   // snapshot cannot see their rows: if one commits later, its rows are in neither.

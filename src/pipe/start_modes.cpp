@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <ctime>
 #include <string>
+#include <vector>
 
 #include "common/log.h"
 #include "mysql/mysql_gtid_set.h"
@@ -68,7 +69,8 @@ Status Pipe::CheckStartMode(std::optional<Checkpoint>& existing) {
   return Status::Ok();
 }
 
-Result<SourcePosition> Pipe::CdcStartPoint(const SourcePosition& now) {
+Result<SourcePosition> Pipe::CdcStartPoint(const SourcePosition& now,
+                                           const std::vector<schema::TableSchema>& schemas) {
   const PipeConfig& c = request_.config;
   const bool mariadb = source_.server().is_mariadb();
   const bool mysql_gtids = !mariadb && source_.server().gtid_mode == "ON";
@@ -156,8 +158,11 @@ Result<SourcePosition> Pipe::CdcStartPoint(const SourcePosition& now) {
     return set_.filter().Matches(database, table);
   };
   if (mysql::CompareCoordinates(at, end) < 0) {
+    std::vector<std::string> names;
+    names.reserve(schemas.size());
+    for (const schema::TableSchema& t : schemas) names.push_back(t.name);
     CHSYNC_ASSIGN_OR_RETURN(std::optional<FoundSchemaChange> change,
-                            SchemaChangeAfter(open, session_.server_id(), at, end, selected));
+                            SchemaChangeAfter(open, session_.server_id(), at, end, selected, names));
     if (change) {
       return Error(
           ErrorKind::kConfig,

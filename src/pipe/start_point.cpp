@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <utility>
@@ -173,10 +174,22 @@ Result<std::optional<std::string>> SelectedTableChanged(std::string_view sql, st
   return std::optional<std::string>();
 }
 
+bool MayNameTable(std::string_view sql, const std::vector<std::string>& names) {
+  auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    return out;
+  };
+  const std::string text = lower(sql);
+  return std::any_of(names.begin(), names.end(),
+                     [&](const std::string& name) { return text.find(lower(name)) != std::string::npos; });
+}
+
 Result<std::optional<FoundSchemaChange>> SchemaChangeAfter(const DumpOpener& open, uint32_t server_id,
                                                            const mysql::BinlogCoordinate& from,
                                                            const mysql::BinlogCoordinate& to,
-                                                           const TableSelected& selected) {
+                                                           const TableSelected& selected,
+                                                           const std::vector<std::string>& names) {
   std::optional<FoundSchemaChange> found;
   std::optional<Error> failed;
   bool first = true;
@@ -213,6 +226,7 @@ Result<std::optional<FoundSchemaChange>> SchemaChangeAfter(const DumpOpener& ope
         }
         auto changed = SelectedTableChanged(q->query, q->database, selected);
         if (changed.ok() && !changed->has_value()) return true;
+        if (!changed.ok() && !MayNameTable(q->query, names)) return true;
         found = FoundSchemaChange{std::string(q->query), changed.ok() ? **changed : "unknown", at.ToString(),
                                   gtid};
         if (!changed.ok())

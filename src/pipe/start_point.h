@@ -66,6 +66,10 @@ using TableSelected = std::function<bool(std::string_view database, std::string_
 Result<std::optional<std::string>> SelectedTableChanged(std::string_view sql, std::string_view database,
                                                         const TableSelected& selected);
 
+/// Whether `sql` may name one of the tables `names` (case-insensitive, anywhere in its text): a
+/// statement chsync cannot parse changes a replicated table only if it names one.
+bool MayNameTable(std::string_view sql, const std::vector<std::string>& names);
+
 /// Opens a dump connection to the source (checked to be the server read).
 using DumpOpener = std::function<Result<std::unique_ptr<mysql::Connection>>()>;
 
@@ -79,12 +83,13 @@ struct FoundSchemaChange {
 
 /// Reads the binlog from `from` (a position; its first event must be one MayStartAt accepts, else
 /// kConfig) up to `to`, as replica `server_id`, and returns the first statement that changes the
-/// schema of a table `selected` keeps (a statement that cannot be parsed counts as one, its
-/// table "unknown"), or nullopt.
+/// schema of a table `selected` keeps, or nullopt. A statement that cannot be parsed counts as one
+/// when it names one of `names` (the selected tables' names; MayNameTable).
 Result<std::optional<FoundSchemaChange>> SchemaChangeAfter(const DumpOpener& open, uint32_t server_id,
                                                            const mysql::BinlogCoordinate& from,
                                                            const mysql::BinlogCoordinate& to,
-                                                           const TableSelected& selected);
+                                                           const TableSelected& selected,
+                                                           const std::vector<std::string>& names);
 
 /// The binlog files of the server `conn` reaches (SHOW BINARY LOGS, oldest first) and their sizes.
 struct BinlogFileSize {

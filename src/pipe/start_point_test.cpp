@@ -76,6 +76,12 @@ TEST(SelectedTableChanged, StatementsThatChangeASelectedTable) {
       << "a statement chsync cannot read is not taken as harmless";
 }
 
+TEST(MayNameTable, AStatementChsyncCannotParseCountsOnlyWhenItNamesAReplicatedTable) {
+  EXPECT_TRUE(MayNameTable("ALTER TABLE `Orders` FROBNICATE", {"items", "orders"}));
+  EXPECT_FALSE(MayNameTable("ALTER TABLE customers FROBNICATE", {"items", "orders"}));
+  EXPECT_FALSE(MayNameTable("ALTER TABLE orders FROBNICATE", {}));
+}
+
 TEST(BeginsTransaction, GtidEventsAndBeginAloneStartTransactions) {
   binlog::Event gtid;
   gtid.body = binlog::MariaGtidEvent{};
