@@ -96,10 +96,13 @@ TEST_P(StartModesTest, NeverFromAPositionAGtidAndATime) {
   const std::string gtid = p_.SourceValue("SELECT @@GLOBAL.gtid_binlog_pos");
   ASSERT_FALSE(gtid.empty()) << "the FULL server writes GTIDs";
   Insert(4, 6);
-  // The server's own clock, in UTC; the batches a second and more apart on both sides.
+  // The server's own clock, in UTC; the batches a second and more apart on both sides, and in
+  // binlog files of their own (the lookup reads the files' first events, then one file).
+  p_.Exec("FLUSH BINARY LOGS");
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   const std::string time = p_.SourceValue("SELECT UTC_TIMESTAMP()");
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  p_.Exec("FLUSH BINARY LOGS");
   Insert(7, 9);
 
   struct Case {
