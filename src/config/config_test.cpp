@@ -163,6 +163,7 @@ table_options:
     adopt: true
   "shop.*":
     exclude_columns: [ssn]
+    deletes: ignore
     dest_database: "{database}_ch"
   crm.people:
 )yaml",
@@ -199,6 +200,9 @@ table_options:
   EXPECT_TRUE(m.Excluded("ssn"));
   EXPECT_TRUE(m.Excluded("email"));
   EXPECT_EQ(m.DestColumn("cust_id"), "customer_id");
+  EXPECT_EQ(m.deletes, DeleteMode::kIgnore);
+  EXPECT_EQ(orders.deletes, std::nullopt);
+  EXPECT_EQ(c.mappings.For("crm", "people").deletes, DeleteMode::kSoft);
 
   PipeConfig empty;
   ASSERT_TRUE(LoadConfigText("table_options:\n", "pipe.yaml", empty).ok());
@@ -214,10 +218,12 @@ TEST(PipeConfig, BadTableOptionsNameFileLineAndKey) {
       {"table_options: [shop.orders]\n",
        "p.yaml:1: 'table_options' must be a mapping of DB.TABLE patterns to table options"},
       {"table_options:\n  shop.orders: yes\n",
-       "p.yaml:2: 'table_options.shop.orders' must be a mapping of table options (adopt, columns, dest, "
-       "dest_database, dest_table, exclude_columns, order_by, partition_by, rename_columns, settings, ttl)"},
+       "p.yaml:2: 'table_options.shop.orders' must be a mapping of table options (adopt, columns, deletes, "
+       "dest, dest_database, dest_table, exclude_columns, order_by, partition_by, rename_columns, settings, "
+       "ttl)"},
       {"table_options:\n  shop.orders:\n    order: id\n",
-       "p.yaml:3: 'table_options.shop.orders.order' is not a table option (keys: adopt, columns, dest, "},
+       "p.yaml:3: 'table_options.shop.orders.order' is not a table option (keys: adopt, columns, deletes, "
+       "dest, "},
       {"table_options:\n  shop.orders:\n    dest: analytics\n",
        "p.yaml:3: 'table_options.shop.orders.dest' must be DB.TABLE (e.g. analytics.orders_v2), not "
        "'analytics'"},
@@ -250,6 +256,9 @@ TEST(PipeConfig, BadTableOptionsNameFileLineAndKey) {
        "low_cardinality)"},
       {"table_options:\n  shop.orders:\n    columns:\n      status: {low_cardinality: yes}\n",
        "p.yaml:4: 'table_options.shop.orders.columns.status.low_cardinality' must be true or false"},
+      {"table_options:\n  shop.orders:\n    deletes: hard\n",
+       "p.yaml:3: 'table_options.shop.orders.deletes' must be soft (a DELETE removes the row) or ignore "
+       "(append-only)"},
       {"table_options:\n  shop.orders:\n    adopt: 1\n",
        "p.yaml:3: 'table_options.shop.orders.adopt' must be true or false"},
       {"table_options:\n  orders:\n    adopt: true\n",

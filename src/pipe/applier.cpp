@@ -479,6 +479,8 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
         CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.after, version, false, event)));
         break;
       case binlog::RowsKind::kDelete:
+        // `deletes: ignore` (append-only): the row stays in ClickHouse as last written.
+        if (table.ignore_deletes) break;
         CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.before, version, true, event)));
         break;
       case binlog::RowsKind::kUpdate:

@@ -347,8 +347,12 @@ Result<CascadeFollower::Work> CascadeFollower::StatementsFor(TableStates& tables
       work.refused.emplace_back(link.child, refused.error());
       continue;
     }
-    if (changes.empty()) continue;
     TableState& c = *child->second;
+    // An append-only child (`deletes: ignore`) keeps the rows a cascade deletes at the source.
+    if (c.ignore_deletes) {
+      std::erase_if(changes, [](const CascadeChange& ch) { return ch.kind == CascadeChange::Kind::kDelete; });
+    }
+    if (changes.empty()) continue;
     if (c.rebuild) {
       // Its copy runs on another thread: a chunk read before the cascade may land after it.
       work.refused.emplace_back(

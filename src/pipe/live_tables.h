@@ -47,6 +47,8 @@ struct TableState {
   /// Sorting key columns as indexes into dest.source.columns; empty with a full-row key.
   std::vector<int> key_indexes;
   bool full_row = false;
+  /// table_options' `deletes: ignore` (append-only): a DELETE writes nothing (set by RebuildWriter).
+  bool ignore_deletes = false;
   /// See TableSnapshot::stream_from.
   std::optional<SourcePosition> stream_from;
   /// The TABLE_MAP the current column mapping was built from (kept alive so that its address

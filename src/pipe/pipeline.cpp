@@ -464,6 +464,8 @@ Status Pipe::RebuildWriter(TableState& table) {
     table.changes.counters =
         Metrics().RowCounters(TableKey(table.dest.source.database, table.dest.source.name));
   }
+  table.ignore_deletes =
+      set_.MappingFor(table.dest.source.database, table.dest.source.name).deletes == DeleteMode::kIgnore;
   clickhouse::SortingKey key = clickhouse::ChooseSortingKey(table.dest.source);
   table.full_row = key.full_row;
   table.key_indexes.clear();

@@ -352,6 +352,12 @@ class Planner {
                           Destination()));
           return Status::Ok();
         }
+        if (context_.mapping.deletes == DeleteMode::kIgnore) {
+          plan_.log_lines.push_back(fmt::format(
+              "TRUNCATE TABLE {}: not propagated (deletes: ignore, append-only); {} keeps its rows", table_,
+              Destination()));
+          return Status::Ok();
+        }
         Add(clickhouse::TruncateTable(ClickHouseTable(), context_.target));
         plan_.log_lines.push_back(
             fmt::format("TRUNCATE TABLE {}: propagated, {} emptied", table_, Destination()));

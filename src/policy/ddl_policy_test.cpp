@@ -627,6 +627,26 @@ TEST(DdlPolicyTest, TruncateIsPropagated) {
   }
 }
 
+// `deletes: ignore` (append-only): a TRUNCATE TABLE leaves the ClickHouse rows, and says so; the
+// truncate policy's fail still stops.
+TEST(DdlPolicyTest, AnAppendOnlyTableKeepsItsRowsOnTruncate) {
+  Source s(kNew);
+  TableOptions options;
+  options.pattern = "shop.t";
+  options.origin = "chsync.yaml:2";
+  options.deletes = DeleteMode::kIgnore;
+  MappingSet set;
+  ASSERT_TRUE(set.Add(options).ok());
+  s.SetMapping(set);
+  s.Ok("CREATE TABLE t (id INT PRIMARY KEY)");
+  TablePlan plan = s.Ok("TRUNCATE TABLE t");
+  EXPECT_TRUE(plan.statements.empty());
+  EXPECT_NE(Joined(plan.log_lines).find("not propagated (deletes: ignore, append-only)"), std::string::npos)
+      << Joined(plan.log_lines);
+  s.policy().truncate = SchemaPolicy::Truncate::kFail;
+  EXPECT_NE(s.Stops("TRUNCATE TABLE t").find("(truncate=fail)"), std::string::npos);
+}
+
 TEST(DdlPolicyTest, SortingKeyChangesRebuildOrStop) {
   Source s(kNew);
   s.Ok("CREATE TABLE t (id INT NOT NULL, b INT NOT NULL, c INT, PRIMARY KEY (id))");

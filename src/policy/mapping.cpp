@@ -571,6 +571,7 @@ EffectiveMapping MappingSet::For(std::string_view database, std::string_view tab
       if (entry.low_cardinality) it->second.low_cardinality = *entry.low_cardinality;
     }
     if (e.adopt) m.adopt = *e.adopt;
+    if (e.deletes) m.deletes = *e.deletes;
   }
   const std::string fallback_database =
       default_dest_database.empty() ? std::string(database) : std::string(default_dest_database);
@@ -634,6 +635,7 @@ std::vector<std::string> MappingSet::Describe() const {
       parts.push_back("column " + column + ": " + Joined(options, ", "));
     }
     if (e.adopt) parts.push_back(*e.adopt ? "adopt" : "no adopt");
+    if (e.deletes) parts.push_back(*e.deletes == DeleteMode::kIgnore ? "deletes ignore" : "deletes soft");
     lines.push_back(e.pattern + " (" + e.origin + "): " + (parts.empty() ? "nothing" : Joined(parts, "; ")));
   }
   return lines;
@@ -759,6 +761,7 @@ std::string EffectiveMapping::Summary() const {
   }
   if (!column_parts.empty()) parts.push_back("columns: " + Joined(column_parts, ", "));
   if (adopt) parts.emplace_back("adopt");
+  if (deletes == DeleteMode::kIgnore) parts.emplace_back("deletes: ignore (append-only)");
   return Joined(parts, "; ");
 }
 

@@ -32,6 +32,12 @@ struct ColumnEntry {
   bool operator==(const ColumnEntry&) const = default;
 };
 
+/// What a source DELETE does in ClickHouse (`deletes:` in table_options, docs/mapping.md).
+enum class DeleteMode {
+  kSoft,    ///< a tombstone row (_chsync_deleted = 1) at the delete's version: the row leaves
+  kIgnore,  ///< append-only: nothing is written; the row stays as it was last written
+};
+
 /// One `table_options:` entry: what it says for the tables its pattern matches.
 struct TableOptions {
   /// A --tables style DB.TABLE glob (`*` and `?`); must have a dot.
@@ -50,6 +56,7 @@ struct TableOptions {
   std::vector<std::pair<std::string, std::string>> settings;
   std::vector<std::pair<std::string, ColumnEntry>> columns;  ///< (source name, options)
   std::optional<bool> adopt;
+  std::optional<DeleteMode> deletes;
 
   /// True when the pattern names one table (no `*` or `?`).
   bool Exact() const;
@@ -94,6 +101,8 @@ struct EffectiveMapping {
   std::vector<std::pair<std::string, std::string>> settings;
   std::vector<std::pair<NamedColumn, clickhouse::ColumnOptions>> columns;
   bool adopt = false;
+  /// `deletes:` (last entry given wins); kIgnore also keeps a TRUNCATE TABLE's rows in ClickHouse.
+  DeleteMode deletes = DeleteMode::kSoft;
   /// The entries that apply, as "PATTERN (ORIGIN)".
   std::vector<std::string> origins;
 

@@ -244,6 +244,28 @@ TEST(MappingTest, DestinationPlaceholdersAndDefaults) {
   EXPECT_EQ(set.For("crm", "people").dest_database, "crm");
 }
 
+TEST(MappingTest, TheLastDeleteModeGivenWins) {
+  MappingSet set;
+  TableOptions all;
+  all.pattern = "shop.*";
+  all.origin = "chsync.yaml:2";
+  all.deletes = DeleteMode::kIgnore;
+  TableOptions one;
+  one.pattern = "shop.orders";
+  one.origin = "chsync.yaml:5";
+  one.deletes = DeleteMode::kSoft;
+  ASSERT_TRUE(set.Add(all).ok());
+  ASSERT_TRUE(set.Add(one).ok());
+  EXPECT_EQ(set.For("shop", "orders").deletes, DeleteMode::kSoft);
+  EffectiveMapping events = set.For("shop", "events");
+  EXPECT_EQ(events.deletes, DeleteMode::kIgnore);
+  EXPECT_FALSE(events.IsDefault());
+  EXPECT_EQ(events.Summary(), "shop.events → shop.events; deletes: ignore (append-only)");
+  EXPECT_EQ(set.For("crm", "people").deletes, DeleteMode::kSoft);
+  EXPECT_EQ(set.Describe(), (std::vector<std::string>{"shop.* (chsync.yaml:2): deletes ignore",
+                                                      "shop.orders (chsync.yaml:5): deletes soft"}));
+}
+
 TEST(MappingTest, SummaryAndDescribe) {
   EffectiveMapping m = Example().For("shop", "orders");
   EXPECT_EQ(
