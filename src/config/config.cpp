@@ -218,8 +218,8 @@ Status ApplySchemaChanges(const YAML::Node& map, const std::string& origin, Pipe
 }
 
 constexpr const char* kTableOptionKeys =
-    "adopt, columns, deletes, dest, dest_database, dest_table, exclude_columns, order_by, "
-    "partition_by, rename_columns, settings, ttl";
+    "adopt, columns, deletes, dest, dest_database, dest_table, exclude_columns, history, "
+    "order_by, partition_by, rename_columns, settings, ttl";
 
 /// A text option of table_options (`key` is the full configuration key, for messages).
 Status ReadText(const YAML::Node& node, const std::string& where, const std::string& key, std::string& out) {
@@ -350,6 +350,10 @@ Status ReadTableOptions(const YAML::Node& node, const std::string& origin, const
       bool flag = false;
       CHSYNC_RETURN_IF_ERROR(ReadFlag(value, at, key, flag));
       options.adopt = flag;
+    } else if (name == "history") {
+      bool flag = false;
+      CHSYNC_RETURN_IF_ERROR(ReadFlag(value, at, key, flag));
+      options.history = flag;
     } else if (name == "deletes") {
       if (!value.IsScalar() || (value.Scalar() != "soft" && value.Scalar() != "ignore")) {
         return ConfigError(at, key, "must be soft (a DELETE removes the row) or ignore (append-only)");

@@ -164,6 +164,7 @@ table_options:
   "shop.*":
     exclude_columns: [ssn]
     deletes: ignore
+    history: true
     dest_database: "{database}_ch"
   crm.people:
 )yaml",
@@ -201,6 +202,8 @@ table_options:
   EXPECT_TRUE(m.Excluded("email"));
   EXPECT_EQ(m.DestColumn("cust_id"), "customer_id");
   EXPECT_EQ(m.deletes, DeleteMode::kIgnore);
+  EXPECT_TRUE(m.history);
+  EXPECT_FALSE(c.mappings.For("crm", "people").history);
   EXPECT_EQ(orders.deletes, std::nullopt);
   EXPECT_EQ(c.mappings.For("crm", "people").deletes, DeleteMode::kSoft);
 
@@ -219,8 +222,8 @@ TEST(PipeConfig, BadTableOptionsNameFileLineAndKey) {
        "p.yaml:1: 'table_options' must be a mapping of DB.TABLE patterns to table options"},
       {"table_options:\n  shop.orders: yes\n",
        "p.yaml:2: 'table_options.shop.orders' must be a mapping of table options (adopt, columns, deletes, "
-       "dest, dest_database, dest_table, exclude_columns, order_by, partition_by, rename_columns, settings, "
-       "ttl)"},
+       "dest, dest_database, dest_table, exclude_columns, history, order_by, partition_by, rename_columns, "
+       "settings, ttl)"},
       {"table_options:\n  shop.orders:\n    order: id\n",
        "p.yaml:3: 'table_options.shop.orders.order' is not a table option (keys: adopt, columns, deletes, "
        "dest, "},
@@ -259,6 +262,8 @@ TEST(PipeConfig, BadTableOptionsNameFileLineAndKey) {
       {"table_options:\n  shop.orders:\n    deletes: hard\n",
        "p.yaml:3: 'table_options.shop.orders.deletes' must be soft (a DELETE removes the row) or ignore "
        "(append-only)"},
+      {"table_options:\n  shop.orders:\n    history: yes\n",
+       "p.yaml:3: 'table_options.shop.orders.history' must be true or false"},
       {"table_options:\n  shop.orders:\n    adopt: 1\n",
        "p.yaml:3: 'table_options.shop.orders.adopt' must be true or false"},
       {"table_options:\n  orders:\n    adopt: true\n",

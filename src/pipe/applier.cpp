@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "metrics/pipe_metrics.h"
 #include "pipe/clock.h"
+#include "pipe/history.h"
 #include "pipe/names.h"
 #include "position/row_version.h"
 #include "schema/lexer.h"
@@ -465,8 +466,12 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
     parked = s.ok();
     return s;
   };
-  const size_t bytes_before = table.writer->bytes();
-  const size_t rows_before = table.writer->rows();
+  const size_t bytes_before = table.writer->bytes() + (table.history ? table.history->bytes() : 0);
+  const size_t rows_before = table.writer->rows() + (table.history ? table.history->rows() : 0);
+  if (table.history) {
+    history_binlog_ = Coordinate(event.file, event.position);
+    history_gtid_ = gtids_.OpenGtid();
+  }
   uint64_t unchanged = 0;  // updates that changed nothing: nothing written
   row_versions_.clear();
   for (size_t k = 0; k < rows.rows.size() && !parked; ++k) {
@@ -476,12 +481,14 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
     if (before_copy) continue;
     switch (rows.kind) {
       case binlog::RowsKind::kWrite:
-        CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.after, version, false, event)));
+        CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.after, version, false, event, kChangeInsert)));
         break;
       case binlog::RowsKind::kDelete:
-        // `deletes: ignore` (append-only): the row stays in ClickHouse as last written.
-        if (table.ignore_deletes) break;
-        CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.before, version, true, event)));
+        // `deletes: ignore` (append-only): the row stays in ClickHouse as last written; its history
+        // still records the delete.
+        if (table.ignore_deletes && !table.history) break;
+        CHSYNC_RETURN_IF_ERROR(append(
+            AppendImage(table, row.before, version, true, event, kChangeDelete, !table.ignore_deletes)));
         break;
       case binlog::RowsKind::kUpdate:
       case binlog::RowsKind::kPartialUpdate: {
@@ -497,9 +504,14 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
             ++unchanged;
             break;
           }
-          CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.before, version, true, event)));
+          CHSYNC_RETURN_IF_ERROR(
+              append(AppendImage(table, row.before, version, true, event, kChangeUpdateBefore)));
+        } else if (table.history) {
+          CHSYNC_RETURN_IF_ERROR(append(
+              AppendImage(table, row.before, version, false, event, kChangeUpdateBefore, /*main=*/false)));
         }
-        CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.after, version, false, event)));
+        CHSYNC_RETURN_IF_ERROR(
+            append(AppendImage(table, row.after, version, false, event, kChangeUpdateAfter)));
         break;
       }
     }
@@ -509,11 +521,14 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
   parts_.status.rows_applied += rows.rows.size();
   switch (rows.kind) {
     case binlog::RowsKind::kWrite: table.changes.inserts += rows.rows.size(); break;
-    case binlog::RowsKind::kDelete: table.changes.deletes += rows.rows.size(); break;
+    case binlog::RowsKind::kDelete:
+      if (!table.ignore_deletes) table.changes.deletes += rows.rows.size();
+      break;
     case binlog::RowsKind::kUpdate:
     case binlog::RowsKind::kPartialUpdate: table.changes.updates += rows.rows.size() - unchanged; break;
   }
-  outbox_.NoteAppended(table.writer->bytes() - bytes_before, table.writer->rows() - rows_before);
+  outbox_.NoteAppended(table.writer->bytes() + (table.history ? table.history->bytes() : 0) - bytes_before,
+                       table.writer->rows() + (table.history ? table.history->rows() : 0) - rows_before);
   if (cascading) CHSYNC_RETURN_IF_ERROR(FollowCascades(it->first, table, rows, event));
   return outbox_.FlushIfFull(it->first, table);
 }
@@ -605,7 +620,7 @@ Status Applier::MapColumns(TableState& table, const std::shared_ptr<const binlog
 }
 
 Status Applier::AppendImage(TableState& table, binlog::RowImage image, uint64_t version, bool deleted,
-                            const binlog::Event& event) {
+                            const binlog::Event& event, std::string_view change, bool main) {
   const size_t n = table.map_index.size();
   ordered_.resize(n);
   for (size_t i = 0; i < n; ++i) {
@@ -619,7 +634,16 @@ Status Applier::AppendImage(TableState& table, binlog::RowImage image, uint64_t 
     ordered_[i] = image[at];
   }
   Status s = table.converter->Convert(ordered_, ValueOrigin::kBinlog, cells_);
-  if (s.ok()) {
+  if (s.ok() && table.history && !change.empty()) {
+    // The history row: the image's cells, then what the change was and where (pipe/history.h).
+    history_cells_.assign(cells_.begin(), cells_.end());
+    history_cells_.emplace_back(change);
+    history_cells_.emplace_back(std::string_view(history_binlog_));
+    history_cells_.emplace_back(std::string_view(history_gtid_));
+    history_cells_.emplace_back(clickhouse::EpochCell{static_cast<int64_t>(event.header.timestamp), 0});
+    s = table.history->Append(history_cells_, version, false);
+  }
+  if (s.ok() && main) {
     cells_.resize(cells_.size() + table.dest.kept_columns.size(), clickhouse::NullCell{});
     s = table.writer->Append(cells_, version, deleted);
   }

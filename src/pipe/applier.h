@@ -137,8 +137,10 @@ class Applier {
                             const schema::ApplyResult& applied);
   /// A transaction (or a statement outside one) ended at `resume`: the next checkpoint may be there.
   Status EndTransaction(const binlog::Event& event, uint64_t resume, bool force_checkpoint);
+  /// Appends a row image to the table's writer (unless `main` is false) and, with `change` given and
+  /// the table's history on, to its history writer as a change of that kind (pipe/history.h).
   Status AppendImage(TableState& table, binlog::RowImage image, uint64_t version, bool deleted,
-                     const binlog::Event& event);
+                     const binlog::Event& event, std::string_view change = {}, bool main = true);
   Status MapColumns(TableState& table, const std::shared_ptr<const binlog::TableMap>& map,
                     const binlog::Event& event);
   /// The cascades a rows event of parent table `key` sets off (cascades.h): run now, or at the
@@ -167,6 +169,10 @@ class Applier {
   std::chrono::steady_clock::time_point last_checkpoint_;
   std::vector<binlog::Value> ordered_;
   std::vector<clickhouse::Cell> cells_;
+  /// A history row's cells, and the rows event's coordinate and transaction's GTID they name.
+  std::vector<clickhouse::Cell> history_cells_;
+  std::string history_binlog_;
+  std::string history_gtid_;
   /// The versions of a rows event's rows, for its cascades.
   std::vector<uint64_t> row_versions_;
   /// A statement changed the tracked schemas since the last checkpoint.

@@ -65,6 +65,7 @@ std::function<Status()> Checkpointer::Deferred(Checkpoint checkpoint, RunStatus 
   auto save = [this, checkpoint = std::move(checkpoint), status = std::move(status),
                obsolete = std::move(obsolete_xa_files_), outcomes = std::move(request_outcomes_), mariadb,
                retention]() mutable -> Status {
+    CrashPoint("checkpoint");  // the rows before it are in ClickHouse, the checkpoint is not saved
     checkpoint.saved_at_ms = NowMs();
     // Tables the flusher parked, whether or not the stream took them over after it built this
     // checkpoint: their batches before it were refused, so the checkpoint must not come without them.

@@ -43,6 +43,9 @@ struct Rebuilder {
 struct TableState {
   DestinationTable dest;
   std::optional<clickhouse::TableWriter> writer;
+  /// table_options' `history: true`: the writer of `<dest_table>_history` (pipe/history.h), whose
+  /// rows go out and are acknowledged with the writer's, before any checkpoint after them.
+  std::optional<clickhouse::TableWriter> history;
   std::optional<RowConverter> converter;
   /// Sorting key columns as indexes into dest.source.columns; empty with a full-row key.
   std::vector<int> key_indexes;

@@ -33,7 +33,7 @@ bool Outbox::Due(std::chrono::steady_clock::time_point now) {
 size_t Outbox::PendingRows() const {
   size_t rows = 0;
   for (const auto& [key, table] : parts_.set.tables())
-    rows += table->writer ? table->writer->batch_rows() : 0;
+    rows += (table->writer ? table->writer->batch_rows() : 0) + (table->history ? table->history->rows() : 0);
   return rows;
 }
 
@@ -48,12 +48,15 @@ Status Outbox::FlushIfFull(const std::string& key, TableState& table) {
 }
 
 Status Outbox::FlushTable(const std::string& key, TableState& table) {
-  if (!table.writer || table.writer->rows() == 0) return Status::Ok();
+  const bool history = table.history && table.history->rows() > 0;
+  if (!table.writer || (table.writer->rows() == 0 && !history)) return Status::Ok();
   ReportClamped(key, table.writer->TakeClamped(), parts_.destination.caps().date32);
-  pending_bytes_ -= std::min(pending_bytes_, table.writer->bytes());
+  pending_bytes_ -= std::min(pending_bytes_, table.writer->bytes() + (history ? table.history->bytes() : 0));
   if (origin_.boundaries.open_xa()) {
     set_aside_changes_[key].Absorb(table.changes);
-    set_aside_.push_back({key, table.writer->insert_prefix(), table.writer->TakeData()});
+    if (table.writer->rows() > 0)
+      set_aside_.push_back({key, table.writer->insert_prefix(), table.writer->TakeData()});
+    if (history) set_aside_.push_back({key, table.history->insert_prefix(), table.history->TakeData()});
     return Status::Ok();
   }
   return QueueRows(table);
@@ -85,8 +88,17 @@ Status Outbox::QueueRows(TableState& table) {
   // A move to another server must find these rows' transactions there (lineage.h), the open one
   // included: also the first transaction a source with no GTID before it ever wrote.
   CHSYNC_RETURN_IF_ERROR(NoteSent());
-  Flusher::BatchInfo info = TakeBatchInfo(table);
   const std::string key = TableKey(table.dest.source.database, table.dest.source.name);
+  if (table.history && table.history->rows() > 0) {
+    // The history table's rows (pipe/history.h) go before the checkpoint after them, as the table's.
+    Flusher::BatchInfo history;
+    history.rows = table.history->rows();
+    AttachParking(history, key);
+    CHSYNC_RETURN_IF_ERROR(
+        flusher_->Insert(table.history->insert_prefix(), table.history->TakeData(), 0, std::move(history)));
+  }
+  if (table.writer->rows() == 0) return Status::Ok();
+  Flusher::BatchInfo info = TakeBatchInfo(table);
   ReportClamped(key, table.writer->TakeClamped(), parts_.destination.caps().date32);
   if (table.writer->routed() && flusher_->lanes() > 1) {
     const size_t total_bytes = std::max<size_t>(1, table.writer->bytes());
@@ -109,7 +121,8 @@ Status Outbox::QueueRows(TableState& table) {
 
 Status Outbox::SendWriters() {
   for (auto& [key, table] : parts_.set.tables()) {
-    if (table->writer && table->writer->rows() > 0) CHSYNC_RETURN_IF_ERROR(QueueRows(*table));
+    if (table->writer && (table->writer->rows() > 0 || (table->history && table->history->rows() > 0)))
+      CHSYNC_RETURN_IF_ERROR(QueueRows(*table));
   }
   pending_bytes_ = 0;
   pending_rows_bound_ = 0;
@@ -146,6 +159,7 @@ Status Outbox::SendSetAside() {
 void Outbox::DiscardSetAside() {
   for (auto& [key, table] : parts_.set.tables()) {
     if (table->writer) (void)table->writer->TakeData();
+    if (table->history) (void)table->history->TakeData();
     table->changes.inserts = table->changes.updates = table->changes.deletes = 0;
   }
   set_aside_.clear();
@@ -157,9 +171,12 @@ void Outbox::DiscardSetAside() {
 std::vector<XaBatch> Outbox::TakePrepared() {
   std::vector<XaBatch> batches = std::exchange(set_aside_, {});
   for (auto& [key, table] : parts_.set.tables()) {
-    if (!table->writer || table->writer->rows() == 0) continue;
+    const bool history = table->history && table->history->rows() > 0;
+    if (!table->writer || (table->writer->rows() == 0 && !history)) continue;
     set_aside_changes_[key].Absorb(table->changes);
-    batches.push_back({key, table->writer->insert_prefix(), table->writer->TakeData()});
+    if (table->writer->rows() > 0)
+      batches.push_back({key, table->writer->insert_prefix(), table->writer->TakeData()});
+    if (history) batches.push_back({key, table->history->insert_prefix(), table->history->TakeData()});
   }
   pending_bytes_ = 0;
   // Each table's changes go with its first batch, into the file: counted at XA COMMIT, also by a
@@ -204,8 +221,10 @@ Status Outbox::SendPrepared(std::vector<XaBatch> batches) {
 
 void Outbox::DropPending(TableState& table) {
   if (!table.writer) return;
-  pending_bytes_ -= std::min(pending_bytes_, table.writer->bytes());
+  pending_bytes_ -=
+      std::min(pending_bytes_, table.writer->bytes() + (table.history ? table.history->bytes() : 0));
   (void)table.writer->TakeData();
+  if (table.history) (void)table.history->TakeData();
 }
 
 }  // namespace chsync::pipe

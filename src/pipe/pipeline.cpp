@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "mysql/server_probe.h"
 #include "mysql/table_inventory.h"
+#include "pipe/history.h"
 #include "pipe/pipe.h"
 #include "schema/information_schema.h"
 
@@ -464,8 +465,9 @@ Status Pipe::RebuildWriter(TableState& table) {
     table.changes.counters =
         Metrics().RowCounters(TableKey(table.dest.source.database, table.dest.source.name));
   }
-  table.ignore_deletes =
-      set_.MappingFor(table.dest.source.database, table.dest.source.name).deletes == DeleteMode::kIgnore;
+  const EffectiveMapping mapping = set_.MappingFor(table.dest.source.database, table.dest.source.name);
+  table.ignore_deletes = mapping.deletes == DeleteMode::kIgnore;
+  CHSYNC_RETURN_IF_ERROR(SetUpHistory(table, mapping.history, destination_, target, place.table));
   clickhouse::SortingKey key = clickhouse::ChooseSortingKey(table.dest.source);
   table.full_row = key.full_row;
   table.key_indexes.clear();

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "metrics/pipe_metrics.h"
 #include "mysql/binlog_stream.h"
+#include "pipe/history.h"
 #include "pipe/names.h"
 #include "policy/ddl_policy.h"
 #include "schema/parser.h"
@@ -207,8 +208,19 @@ Status SchemaApplier::Apply(const StatementAt& at, const schema::ApplyResult& ap
       checkpoint.snapshot.push_back(
           {name.database, name.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
     }
+    // `history: true`: a column renamed in the ClickHouse table is renamed in its history table too
+    // (pipe/history.h); the writer made below adds and changes the history table's other columns.
+    Status renamed = Status::Ok();
+    for (const schema::SchemaChange& c : changes) {
+      if (!renamed.ok() || !context.mapping.history || c.kind != schema::SchemaChange::Kind::kColumnRenamed)
+        continue;
+      renamed = RenameHistoryColumn(destination, context.target, HistoryTableName(context.mapping.dest_table),
+                                    before.ClickHouseName(c.old_column_name),
+                                    plan.after.ClickHouseName(c.column.name));
+    }
     table->dest = plan.after;
-    Status applied_here = plan.rebuild
+    Status applied_here = !renamed.ok() ? renamed
+                          : plan.rebuild
                               ? host_.StartRebuild(*table, position, plan.rebuild_reason, /*resume=*/false)
                               : host_.RebuildWriter(*table);
     if (!applied_here.ok()) {

@@ -572,6 +572,7 @@ EffectiveMapping MappingSet::For(std::string_view database, std::string_view tab
     }
     if (e.adopt) m.adopt = *e.adopt;
     if (e.deletes) m.deletes = *e.deletes;
+    if (e.history) m.history = *e.history;
   }
   const std::string fallback_database =
       default_dest_database.empty() ? std::string(database) : std::string(default_dest_database);
@@ -636,6 +637,7 @@ std::vector<std::string> MappingSet::Describe() const {
     }
     if (e.adopt) parts.push_back(*e.adopt ? "adopt" : "no adopt");
     if (e.deletes) parts.push_back(*e.deletes == DeleteMode::kIgnore ? "deletes ignore" : "deletes soft");
+    if (e.history) parts.push_back(*e.history ? "history" : "no history");
     lines.push_back(e.pattern + " (" + e.origin + "): " + (parts.empty() ? "nothing" : Joined(parts, "; ")));
   }
   return lines;
@@ -762,6 +764,7 @@ std::string EffectiveMapping::Summary() const {
   if (!column_parts.empty()) parts.push_back("columns: " + Joined(column_parts, ", "));
   if (adopt) parts.emplace_back("adopt");
   if (deletes == DeleteMode::kIgnore) parts.emplace_back("deletes: ignore (append-only)");
+  if (history) parts.push_back("history: " + dest_database + "." + dest_table + "_history");
   return Joined(parts, "; ");
 }
 

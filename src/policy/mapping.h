@@ -57,6 +57,8 @@ struct TableOptions {
   std::vector<std::pair<std::string, ColumnEntry>> columns;  ///< (source name, options)
   std::optional<bool> adopt;
   std::optional<DeleteMode> deletes;
+  /// `history: true`: every change also goes to <dest_table>_history (docs/mapping.md).
+  std::optional<bool> history;
 
   /// True when the pattern names one table (no `*` or `?`).
   bool Exact() const;
@@ -103,6 +105,8 @@ struct EffectiveMapping {
   bool adopt = false;
   /// `deletes:` (last entry given wins); kIgnore also keeps a TRUNCATE TABLE's rows in ClickHouse.
   DeleteMode deletes = DeleteMode::kSoft;
+  /// `history: true`: the table's row changes also go to `<dest_table>_history`.
+  bool history = false;
   /// The entries that apply, as "PATTERN (ORIGIN)".
   std::vector<std::string> origins;
 

@@ -51,4 +51,15 @@ std::string GtidProgress::ToStringWithOpen() const {
   return with.ToString();
 }
 
+std::string GtidProgress::OpenGtid() const {
+  if (pending_maria_) {
+    return std::to_string(pending_maria_->domain) + "-" + std::to_string(pending_maria_->server_id) + "-" +
+           std::to_string(pending_maria_->seq);
+  }
+  if (!pending_mysql_) return "";
+  mysql::MysqlGtidSet one;
+  one.Add(pending_mysql_->sid, pending_mysql_->tag, pending_mysql_->gno, pending_mysql_->gno + 1);
+  return one.ToString();
+}
+
 }  // namespace chsync::pipe

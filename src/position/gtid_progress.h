@@ -36,6 +36,8 @@ class GtidProgress {
   /// ToString with the open transaction's GTID counted too: every transaction some rows of which
   /// may have been sent.
   std::string ToStringWithOpen() const;
+  /// The open transaction's GTID ("0-1-42", "uuid:42", "uuid:tag:42"); "" when none was noted.
+  std::string OpenGtid() const;
   const mysql::MariaDbGtidList& mariadb_list() const { return maria_; }
   const mysql::MysqlGtidSet& mysql_set() const { return mysql_; }
 

@@ -1,9 +1,11 @@
 // table_options' delete and history modes end to end (docs/mapping.md): `deletes: ignore` keeps
 // the rows a DELETE or a TRUNCATE TABLE removes at the source, while an UPDATE still replaces its
-// row (one that moves the row within the sorting key too).
+// row (one that moves the row within the sorting key too); `history: true` records every change in
+// `<table>_history` through ADD/DROP/RENAME COLUMN and TRUNCATE, once each across kill -9 replays.
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -92,6 +94,114 @@ TEST_P(DeleteModesTest, AnUnknownDeleteModeIsRefusedAtStart) {
   EXPECT_EQ(r.exit_code, 2) << r.Describe();
   EXPECT_NE(r.err.find("deletes' must be soft"), std::string::npos) << r.Describe();
   EXPECT_TRUE(p_.DestTables().empty());
+}
+
+/// The history rows of `t_history` (FINAL unless `final` is false) as "change id label x" texts, in
+/// the order of their versions (an update's after-image sorts before its before-image: one version).
+std::vector<std::string> HistoryRows(PipeTest& p, const std::string& label, bool with_x) {
+  std::vector<std::string> out;
+  for (const auto& row :
+       p.DestQuery("SELECT _chsync_change, id, " + label + (with_x ? ", x" : ", 0") + " FROM " +
+                   p.DestTable("t_history") + " FINAL ORDER BY _chsync_version, _chsync_change")) {
+    std::string line;
+    for (const auto& cell : row) line += (line.empty() ? "" : " ") + cell.value_or("NULL");
+    out.push_back(line);
+  }
+  return out;
+}
+
+TEST_P(DeleteModesTest, HistoryRecordsEveryChangeThroughSchemaChanges) {
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20), n INT)",
+              "INSERT INTO t VALUES (1, 'a', 10), (2, 'b', 20)"});
+  const std::vector<std::string> config = Config("table_options:\n  DB.t:\n    history: true\n");
+  ASSERT_RUN_OK(p_.Run(config), "the snapshot");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the snapshot");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t_history")), "0")
+      << "the snapshot's rows are not changes";
+
+  p_.ExecAll({"INSERT INTO t VALUES (3, 'c', 30)", "UPDATE t SET s = 'b2' WHERE id = 2",
+              "DELETE FROM t WHERE id = 1", "UPDATE t SET id = 4 WHERE id = 3",
+              "ALTER TABLE t ADD COLUMN x INT NOT NULL DEFAULT 7", "UPDATE t SET x = 8 WHERE id = 2",
+              "ALTER TABLE t DROP COLUMN n", "INSERT INTO t (id, s) VALUES (5, 'e')",
+              "ALTER TABLE t RENAME COLUMN s TO label", "UPDATE t SET label = 'e2' WHERE id = 5",
+              "TRUNCATE TABLE t", "INSERT INTO t (id, label) VALUES (6, 'f')"});
+  ASSERT_RUN_OK(p_.Run(config), "streaming changes and schema changes");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after streaming");
+
+  // ClickHouse 18.16 has no RENAME COLUMN: the main table keeps `s` (docs/schema-changes.md), and
+  // so does the history table.
+  const bool renames = p_.DestVersion() >= 2004;
+  const std::string label = renames ? "label" : "s";
+  testing::DestColumnMap columns = p_.DestColumns("t_history");
+  for (const char* c : {"id", "n", "x", "_chsync_change", "_chsync_version", "_chsync_binlog", "_chsync_gtid",
+                        "_chsync_commit_time"}) {
+    EXPECT_TRUE(columns.contains(c)) << "history column " << c;
+  }
+  EXPECT_TRUE(columns.contains(label));
+  if (renames) EXPECT_FALSE(columns.contains("s")) << "the rename follows";
+  EXPECT_EQ(HistoryRows(p_, label, true),
+            (std::vector<std::string>{"insert 3 c 7", "update_after 2 b2 7", "update_before 2 b 7",
+                                      "delete 1 a 7", "update_after 4 c 7", "update_before 3 c 7",
+                                      "update_after 2 b2 8", "update_before 2 b2 7", "insert 5 e 7",
+                                      "update_after 5 e2 7", "update_before 5 e 7", "insert 6 f 7"}))
+      << "x reads its DEFAULT in rows written before it was added";
+  // The dropped column keeps its values; rows after the drop read NULL.
+  EXPECT_EQ(
+      p_.DestValue("SELECT arrayStringConcat(groupArray(ifNull(toString(n), 'NULL')), ',') FROM (SELECT n "
+                   "FROM " +
+                   p_.DestTable("t_history") + " FINAL ORDER BY _chsync_version, _chsync_change)"),
+      "30,20,20,10,30,30,20,20,NULL,NULL,NULL,NULL");
+  EXPECT_EQ(p_.DestValue("SELECT countIf(_chsync_binlog LIKE '%:%' AND _chsync_gtid != '' AND "
+                         "toYear(_chsync_commit_time) >= 2024) FROM " +
+                         p_.DestTable("t_history")),
+            "12")
+      << "every row names its binlog coordinate, GTID and commit time";
+  // The TRUNCATE emptied the main table only.
+  EXPECT_EQ(p_.DestCount("t"), "1");
+}
+
+/// kill -9 (CHSYNC_CRASH_AT=checkpoint: the process ends as SIGKILL would, after the rows before a
+/// checkpoint reached ClickHouse and before the checkpoint is saved): the restarted pipe replays
+/// those rows, and no change appears twice in the history table — with FINAL, and without it once
+/// ClickHouse merged the parts (OPTIMIZE … FINAL).
+TEST_P(DeleteModesTest, HistoryRowsAreReplayStableAcrossKill9) {
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20))", "INSERT INTO t VALUES (1, 'a')"});
+  const std::vector<std::string> config = Config("table_options:\n  DB.t:\n    history: true\n");
+  ASSERT_RUN_OK(p_.Run(config), "the snapshot");
+  // 30 changes in 10 transactions, with a schema change (which checkpoints before it) in between.
+  int changes = 0;
+  for (int i = 0; i < 10; ++i) {
+    const std::string id = std::to_string(100 + i);
+    p_.ExecAll({"BEGIN", "INSERT INTO t (id, s) VALUES (" + id + ", 'x')",
+                "UPDATE t SET s = 'y' WHERE id = " + id, "DELETE FROM t WHERE id = " + id, "COMMIT"});
+    changes += 4;  // insert, update before and after, delete
+    if (i == 4) p_.Exec("ALTER TABLE t ADD COLUMN c INT");
+  }
+  int crashes = 0;
+  for (int arrival = 1; arrival <= 8; ++arrival) {
+    setenv("CHSYNC_CRASH_AT", ("checkpoint#" + std::to_string(arrival)).c_str(), 1);
+    CommandResult r = p_.Run(config);
+    unsetenv("CHSYNC_CRASH_AT");
+    if (r.exit_code == 0) break;
+    ASSERT_EQ(r.exit_code, 137) << r.Describe();
+    ASSERT_NE(r.err.find("crash point checkpoint"), std::string::npos) << r.Describe();
+    ++crashes;
+  }
+  EXPECT_GE(crashes, 1) << "the pipe must have been killed at least once";
+  ASSERT_RUN_OK(p_.Run(config), "after the kills");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the kills");
+  const std::string history = p_.DestTable("t_history");
+  const std::string raw = p_.DestValue("SELECT count() FROM " + history);
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + history + " FINAL"), std::to_string(changes))
+      << raw << " raw";
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM (SELECT DISTINCT id, _chsync_change, _chsync_version FROM " +
+                         history + ")"),
+            std::to_string(changes));
+  p_.DestQuery("OPTIMIZE TABLE " + history + " FINAL");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + history), std::to_string(changes))
+      << "once merged, no change is there twice (" << raw << " rows before)";
 }
 
 INSTANTIATE_TEST_SUITE_P(Destinations, DeleteModesTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),
