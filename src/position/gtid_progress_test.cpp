@@ -26,6 +26,23 @@ TEST(GtidProgress, MariaDbKeepsTheLastGtidPerDomainOnceCommitted) {
   EXPECT_EQ(p->ToString(), "0-2-43,1-7-5");
 }
 
+// The open transaction's GTID, for the history table's _chsync_gtid (pipe/history.h).
+TEST(GtidProgress, OpenGtidNamesTheTransactionBeingRead) {
+  auto maria = GtidProgress::Load("0-1-41", /*mariadb=*/true);
+  ASSERT_TRUE(maria.ok());
+  EXPECT_EQ(maria->OpenGtid(), "");
+  maria->NoteMariaDb(2, 7, 42);
+  EXPECT_EQ(maria->OpenGtid(), "2-7-42");
+  maria->Commit();
+  EXPECT_EQ(maria->OpenGtid(), "");
+  auto mysql = GtidProgress::Load("", /*mariadb=*/false);
+  ASSERT_TRUE(mysql.ok());
+  mysql->NoteMySql(Uuid(1), "", 6);
+  EXPECT_EQ(mysql->OpenGtid(), "11111111-1111-1111-1111-111111111101:6");
+  mysql->NoteMySql(Uuid(1), "tag", 7);
+  EXPECT_EQ(mysql->OpenGtid(), "11111111-1111-1111-1111-111111111101:tag:7");
+}
+
 TEST(GtidProgress, AnAbandonedTransactionIsNotApplied) {
   auto p = GtidProgress::Load("", /*mariadb=*/true);
   ASSERT_TRUE(p.ok());
