@@ -96,6 +96,44 @@ TEST_P(DeleteModesTest, AnUnknownDeleteModeIsRefusedAtStart) {
   EXPECT_TRUE(p_.DestTables().empty());
 }
 
+// A child with `deletes: ignore` keeps the rows an ON DELETE CASCADE from its parent deletes at the
+// source; ON DELETE SET NULL is an update and is applied. The parent (soft) follows the source.
+TEST_P(DeleteModesTest, AnAppendOnlyChildKeepsTheRowsACascadeDeletes) {
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE p (id INT PRIMARY KEY)",
+              "CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20), pid INT, "
+              "FOREIGN KEY (pid) REFERENCES p (id) ON DELETE CASCADE)",
+              "CREATE TABLE n (id INT PRIMARY KEY, s VARCHAR(20), pid INT, "
+              "FOREIGN KEY (pid) REFERENCES p (id) ON DELETE SET NULL)",
+              "INSERT INTO p VALUES (1), (2)", "INSERT INTO t VALUES (1, 'a', 1), (2, 'b', 2)",
+              "INSERT INTO n VALUES (1, 'a', 1), (2, 'b', 2)"});
+  const std::vector<std::string> config = Config("table_options:\n  DB.t:\n    deletes: ignore\n");
+  ASSERT_RUN_OK(p_.Run(config), "the snapshot");
+  p_.Exec("DELETE FROM p WHERE id = 1");
+  ASSERT_RUN_OK(p_.Run(config), "streaming a cascading delete");
+  EXPECT_EQ(p_.SourceValue("SELECT count(*) FROM t"), "1");
+  EXPECT_EQ(LiveRows("t"), "1:a 2:b") << "the cascade's delete is not applied to an append-only child";
+  EXPECT_EQUAL_TO_SOURCE(p_, "p", "the parent");
+  EXPECT_EQUAL_TO_SOURCE(p_, "n", "a SET NULL child");
+}
+
+// An append-only table's history still records its deletes.
+TEST_P(DeleteModesTest, AnAppendOnlyTablesHistoryRecordsItsDeletes) {
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20))", "INSERT INTO t VALUES (1, 'a')"});
+  const std::vector<std::string> config =
+      Config("table_options:\n  DB.t:\n    deletes: ignore\n    history: true\n");
+  ASSERT_RUN_OK(p_.Run(config), "the snapshot");
+  p_.ExecAll({"INSERT INTO t VALUES (2, 'b')", "DELETE FROM t WHERE id <= 2"});
+  ASSERT_RUN_OK(p_.Run(config), "streaming");
+  EXPECT_EQ(LiveRows("t"), "1:a 2:b");
+  EXPECT_EQ(
+      p_.DestValue("SELECT arrayStringConcat(groupArray(concat(_chsync_change, ' ', toString(id))), ',') "
+                   "FROM (SELECT * FROM " +
+                   p_.DestTable("t_history") + " FINAL ORDER BY _chsync_version)"),
+      "insert 2,delete 1,delete 2");
+}
+
 /// The history rows of `t_history` (FINAL unless `final` is false) as "change id label x" texts, in
 /// the order of their versions (an update's after-image sorts before its before-image: one version).
 std::vector<std::string> HistoryRows(PipeTest& p, const std::string& label, bool with_x) {
