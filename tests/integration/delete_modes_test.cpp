@@ -5,9 +5,17 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "pipe_compare.h"
@@ -240,6 +248,59 @@ TEST_P(DeleteModesTest, HistoryRowsAreReplayStableAcrossKill9) {
   p_.DestQuery("OPTIMIZE TABLE " + history + " FINAL");
   EXPECT_EQ(p_.DestValue("SELECT count() FROM " + history), std::to_string(changes))
       << "once merged, no change is there twice (" << raw << " rows before)";
+}
+
+/// chsync following the source in the background while a writer changes the table, killed with
+/// SIGKILL at random moments, four times; then caught up: each change is in the history table once.
+TEST_P(DeleteModesTest, HistoryRowsAreReplayStableAcrossKill9UnderAWriter) {
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20))", "INSERT INTO t VALUES (1, 'a')"});
+  const std::vector<std::string> config = Config("table_options:\n  DB.t:\n    history: true\n");
+  ASSERT_RUN_OK(p_.Run(config), "the snapshot");
+  const std::vector<std::string> argv = p_.RunArgs(p_.db() + ".*", /*until_caught_up=*/false, config);
+  const std::string log = MakeTempDir("dmode-kill") + "/chsync.log";
+  std::mt19937 rng(std::random_device{}());
+  int changes = 0;
+  int next = 1000;
+  for (int round = 0; round < 4; ++round) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd >= 0) {
+        dup2(fd, 1);
+        dup2(fd, 2);
+      }
+      std::vector<char*> args;
+      for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    for (int i = 0; i < 6; ++i) {
+      const std::string id = std::to_string(next++);
+      p_.ExecAll({"BEGIN", "INSERT INTO t VALUES (" + id + ", 'x')", "UPDATE t SET s = 'y' WHERE id = " + id,
+                  "DELETE FROM t WHERE id = " + id, "COMMIT"});
+      changes += 4;
+      std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::uniform_int_distribution<int>(0, 1500)(rng)));
+    ASSERT_EQ(kill(pid, SIGKILL), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        << "chsync ended by itself before the kill; log:\n"
+        << testing::Tail(testing::ReadFile(log));
+  }
+  ASSERT_RUN_OK(p_.Run(config), "after the kills");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the kills");
+  const std::string history = p_.DestTable("t_history");
+  const std::string raw = p_.DestValue("SELECT count() FROM " + history);
+  std::printf("history rows before merging: %s for %d changes\n", raw.c_str(), changes);
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + history + " FINAL"), std::to_string(changes))
+      << raw << " raw";
+  p_.DestQuery("OPTIMIZE TABLE " + history + " FINAL");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + history), std::to_string(changes)) << raw << " rows before";
 }
 
 INSTANTIATE_TEST_SUITE_P(Destinations, DeleteModesTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),
