@@ -207,6 +207,24 @@ TEST_P(DeleteModesTest, HistoryRecordsEveryChangeThroughSchemaChanges) {
   EXPECT_EQ(p_.DestCount("t"), "1");
 }
 
+// MODIFY COLUMN: the history table's column takes the new type with the table's, and keeps the
+// values written under the old one.
+TEST_P(DeleteModesTest, HistoryColumnsFollowATypeChange) {
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, n INT NOT NULL)", "INSERT INTO t VALUES (1, 1)"});
+  const std::vector<std::string> config = Config("table_options:\n  DB.t:\n    history: true\n");
+  ASSERT_RUN_OK(p_.Run(config), "the snapshot");
+  p_.ExecAll({"INSERT INTO t VALUES (2, 2)", "ALTER TABLE t MODIFY n BIGINT NOT NULL",
+              "INSERT INTO t VALUES (3, 5000000000)"});
+  ASSERT_RUN_OK(p_.Run(config), "streaming a type change");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the type change");
+  EXPECT_EQ(p_.DestColumns("t_history")["n"].first, p_.DestColumns("t")["n"].first);
+  EXPECT_EQ(p_.DestColumns("t_history")["n"].first, "Int64");
+  EXPECT_EQ(p_.DestValue("SELECT arrayStringConcat(groupArray(toString(n)), ',') FROM (SELECT n FROM " +
+                         p_.DestTable("t_history") + " FINAL ORDER BY _chsync_version)"),
+            "2,5000000000");
+}
+
 /// kill -9 (CHSYNC_CRASH_AT=checkpoint: the process ends as SIGKILL would, after the rows before a
 /// checkpoint reached ClickHouse and before the checkpoint is saved): the restarted pipe replays
 /// those rows, and no change appears twice in the history table — with FINAL, and without it once
