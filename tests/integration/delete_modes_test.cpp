@@ -225,6 +225,32 @@ TEST_P(DeleteModesTest, HistoryColumnsFollowATypeChange) {
             "2,5000000000");
 }
 
+// kill -9 after a RENAME COLUMN reached the ClickHouse table and before its history table
+// (CHSYNC_CRASH_AT=alter): the statement replayed renames the history table's column too.
+TEST_P(DeleteModesTest, AKillBetweenARenameAndItsHistoryConverges) {
+  ASSERT_TRUE(p_.connected());
+  if (p_.DestVersion() < 2004) GTEST_SKIP() << "ClickHouse before 20.4 renames no column";
+  p_.ExecAll({"CREATE TABLE t (id INT PRIMARY KEY, s VARCHAR(20))", "INSERT INTO t VALUES (1, 'a')"});
+  const std::vector<std::string> config = Config("table_options:\n  DB.t:\n    history: true\n");
+  ASSERT_RUN_OK(p_.Run(config), "the snapshot");
+  p_.ExecAll({"INSERT INTO t VALUES (2, 'b')", "ALTER TABLE t RENAME COLUMN s TO label",
+              "INSERT INTO t VALUES (3, 'c')"});
+  setenv("CHSYNC_CRASH_AT", "alter", 1);
+  CommandResult r = p_.Run(config);
+  unsetenv("CHSYNC_CRASH_AT");
+  ASSERT_EQ(r.exit_code, 137) << r.Describe();
+  ASSERT_NE(r.err.find("crash point alter"), std::string::npos) << r.Describe();
+  ASSERT_RUN_OK(p_.Run(config), "after the kill");
+  EXPECT_EQUAL_TO_SOURCE(p_, "t", "after the kill");
+  testing::DestColumnMap columns = p_.DestColumns("t_history");
+  EXPECT_TRUE(columns.contains("label"));
+  EXPECT_FALSE(columns.contains("s"));
+  EXPECT_EQ(p_.DestValue("SELECT arrayStringConcat(groupArray(concat(toString(id), ':', label)), ',') FROM "
+                         "(SELECT id, label FROM " +
+                         p_.DestTable("t_history") + " FINAL ORDER BY _chsync_version)"),
+            "2:b,3:c");
+}
+
 /// kill -9 (CHSYNC_CRASH_AT=checkpoint: the process ends as SIGKILL would, after the rows before a
 /// checkpoint reached ClickHouse and before the checkpoint is saved): the restarted pipe replays
 /// those rows, and no change appears twice in the history table — with FINAL, and without it once
