@@ -219,7 +219,7 @@ Status ApplySchemaChanges(const YAML::Node& map, const std::string& origin, Pipe
 
 constexpr const char* kTableOptionKeys =
     "adopt, columns, deletes, dest, dest_database, dest_table, exclude_columns, history, "
-    "order_by, partition_by, rename_columns, settings, ttl";
+    "order_by, partition_by, rename_columns, settings, ttl, where";
 
 /// A text option of table_options (`key` is the full configuration key, for messages).
 Status ReadText(const YAML::Node& node, const std::string& where, const std::string& key, std::string& out) {
@@ -359,6 +359,10 @@ Status ReadTableOptions(const YAML::Node& node, const std::string& origin, const
         return ConfigError(at, key, "must be soft (a DELETE removes the row) or ignore (append-only)");
       }
       options.deletes = value.Scalar() == "ignore" ? DeleteMode::kIgnore : DeleteMode::kSoft;
+    } else if (name == "where") {
+      std::string text;
+      CHSYNC_RETURN_IF_ERROR(ReadText(value, at, key, text));
+      options.where = text;
     } else {
       return ConfigError(at, key, std::string("is not a table option (keys: ") + kTableOptionKeys + ")");
     }

@@ -480,6 +480,9 @@ Status MappingSet::Add(TableOptions options) {
     if (!tokens.ok()) return tokens.error();
     if (tokens->empty()) return OptionError(options, key, "must not be empty");
   }
+  if (options.where && options.where->find_first_not_of(" \t\r\n") == std::string::npos) {
+    return OptionError(options, "where", "must not be empty (leave it out to replicate every row)");
+  }
   for (const auto& [name, value] : options.settings) {
     if (!IsIdentifier(name)) return OptionError(options, "settings." + name, "is not a setting name");
     if (value.empty()) return OptionError(options, "settings." + name, "needs a value");
@@ -573,6 +576,10 @@ EffectiveMapping MappingSet::For(std::string_view database, std::string_view tab
     if (e.adopt) m.adopt = *e.adopt;
     if (e.deletes) m.deletes = *e.deletes;
     if (e.history) m.history = *e.history;
+    if (e.where) {
+      m.where = *e.where;
+      m.where_origin = e.origin;
+    }
   }
   const std::string fallback_database =
       default_dest_database.empty() ? std::string(database) : std::string(default_dest_database);
@@ -638,6 +645,7 @@ std::vector<std::string> MappingSet::Describe() const {
     if (e.adopt) parts.push_back(*e.adopt ? "adopt" : "no adopt");
     if (e.deletes) parts.push_back(*e.deletes == DeleteMode::kIgnore ? "deletes ignore" : "deletes soft");
     if (e.history) parts.push_back(*e.history ? "history" : "no history");
+    if (e.where) parts.push_back("where " + *e.where);
     lines.push_back(e.pattern + " (" + e.origin + "): " + (parts.empty() ? "nothing" : Joined(parts, "; ")));
   }
   return lines;
@@ -765,6 +773,7 @@ std::string EffectiveMapping::Summary() const {
   if (adopt) parts.emplace_back("adopt");
   if (deletes == DeleteMode::kIgnore) parts.emplace_back("deletes: ignore (append-only)");
   if (history) parts.push_back("history: " + dest_database + "." + dest_table + "_history");
+  if (!where.empty()) parts.push_back("WHERE " + where);
   return Joined(parts, "; ");
 }
 
@@ -1014,10 +1023,30 @@ Status Validate(const EffectiveMapping& m, const schema::TableSchema& source) {
     CheckReferences(m, source, "PARTITION BY", m.partition_by, m.partition_by_origin, false, problems);
   }
   if (!m.ttl.empty()) CheckReferences(m, source, "TTL", m.ttl, m.ttl_origin, true, problems);
+  if (!m.where.empty()) {
+    auto filter = FilterFor(m, source);
+    if (!filter.ok()) {
+      problems.push_back(filter.error().message());
+    } else {
+      for (const std::string& column : (*filter)->columns()) {
+        if (m.Excluded(column)) {
+          problems.push_back(
+              fmt::format("the row filter (where:) of {} names {}, which exclude_columns excludes ({})",
+                          table, column, m.where_origin));
+        }
+      }
+    }
+  }
   if (problems.empty()) return Status::Ok();
   if (problems.size() == 1) return Error(ErrorKind::kConfig, problems[0]);
   return Error(ErrorKind::kConfig, "table_options for " + table + " have " + std::to_string(problems.size()) +
                                        " problems:\n  " + Joined(problems, "\n  "));
+}
+
+Result<std::optional<RowFilter>> FilterFor(const EffectiveMapping& m, const schema::TableSchema& source) {
+  if (m.where.empty()) return std::optional<RowFilter>();
+  CHSYNC_ASSIGN_OR_RETURN(RowFilter filter, RowFilter::Parse(m.where, source, m.where_origin));
+  return std::optional<RowFilter>(std::move(filter));
 }
 
 Status Validate(const EffectiveMapping& m, const schema::TableSchema& source,

@@ -10,6 +10,7 @@
 #include "clickhouse/capabilities.h"
 #include "clickhouse/ddl.h"
 #include "common/result.h"
+#include "policy/row_filter.h"
 #include "schema/table_schema.h"
 
 namespace chsync::pipe {
@@ -59,6 +60,8 @@ struct TableOptions {
   std::optional<DeleteMode> deletes;
   /// `history: true`: every change also goes to <dest_table>_history (docs/mapping.md).
   std::optional<bool> history;
+  /// A row filter (`where:`, a MySQL expression over the source's columns; src/policy/row_filter.h).
+  std::optional<std::string> where;
 
   /// True when the pattern names one table (no `*` or `?`).
   bool Exact() const;
@@ -107,6 +110,9 @@ struct EffectiveMapping {
   DeleteMode deletes = DeleteMode::kSoft;
   /// `history: true`: the table's row changes also go to `<dest_table>_history`.
   bool history = false;
+  /// The row filter in force (the last entry's `where:`; empty: every row), and where it was given.
+  std::string where;
+  std::string where_origin;
   /// The entries that apply, as "PATTERN (ORIGIN)".
   std::vector<std::string> origins;
 
@@ -192,7 +198,9 @@ class MappingSet {
 ///   - an ORDER BY without every sorting-key column as a plain identifier of its top-level list
 ///     (a Nullable one as isNull(c) and assumeNotNull(c)), or naming an excluded column, a renamed
 ///     column by its source name, a metadata column, a Nullable column plainly, or a column the
-///     table lacks; a PARTITION BY or TTL naming an excluded or renamed-away column.
+///     table lacks; a PARTITION BY or TTL naming an excluded or renamed-away column;
+///   - a `where:` row filter that does not parse against the table (RowFilter::Parse) or names an
+///     excluded column.
 /// The overload with capabilities also lays the table out (clickhouse::DestinationLayout), so that
 /// what CreateTable would refuse for this server (CODEC, TTL, LowCardinality) is found up front.
 Status Validate(const EffectiveMapping& mapping, const schema::TableSchema& source);
@@ -204,6 +212,12 @@ Status Validate(const EffectiveMapping& mapping, const schema::TableSchema& sour
 /// mapping.
 Status CheckForPipe(const EffectiveMapping& mapping, const schema::TableSchema& source,
                     const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target);
+
+/// The row filter of `mapping` parsed against `source` (the source table as tracked, with any
+/// excluded columns: Validate refuses a filter naming one); nullopt when the mapping has none.
+/// kConfig as RowFilter::Parse.
+Result<std::optional<RowFilter>> FilterFor(const EffectiveMapping& mapping,
+                                           const schema::TableSchema& source);
 
 /// A YAML scalar as a ClickHouse setting value: numbers as they are, true/false as 1/0, any other
 /// text (or text that was quoted in the file, `quoted`) as a string literal.

@@ -541,6 +541,48 @@ TEST(MappingTest, UnknownColumnsAreErrorsForTablesNamedExactly) {
   EXPECT_TRUE(m.Excluded("emial"));
 }
 
+TEST(MappingTest, RowFilterLastEntryWinsAndIsChecked) {
+  const schema::TableSchema source = Orders();
+  MappingSet set;
+  TableOptions all = Entry("shop.*", 1);
+  all.where = "status = 'new'";
+  ASSERT_TRUE(set.Add(all).ok());
+  TableOptions orders = Entry("shop.orders", 5);
+  orders.where = "status IN ('paid', 'shipped') AND created_at >= '2024-01-01'";
+  ASSERT_TRUE(set.Add(orders).ok());
+  EffectiveMapping m = set.For("shop", "orders");
+  EXPECT_EQ(m.where, "status IN ('paid', 'shipped') AND created_at >= '2024-01-01'");
+  EXPECT_EQ(m.where_origin, "chsync.yaml:5");
+  EXPECT_NE(m.Summary().find("WHERE status IN ('paid', 'shipped')"), std::string::npos) << m.Summary();
+  EXPECT_EQ(Problems(m, source), "");
+  auto filter = FilterFor(m, source);
+  ASSERT_TRUE(filter.ok()) << filter.error().message();
+  ASSERT_TRUE(filter->has_value());
+  EXPECT_EQ((*filter)->columns(), (std::vector<std::string>{"status", "created_at"}));
+  EXPECT_FALSE(FilterFor(EffectiveMapping{}, source)->has_value()) << "no where: no filter";
+
+  const std::string unknown = Problems(OrdersWith([](TableOptions& o) { o.where = "stauts = 'x'"; }), source);
+  EXPECT_NE(unknown.find("chsync.yaml:3: where: unknown column stauts (shop.orders has id, cust_id, email"),
+            std::string::npos)
+      << unknown;
+  EXPECT_NE(unknown.find("at byte 0"), std::string::npos) << unknown;
+  EXPECT_EQ(
+      Problems(OrdersWith([](TableOptions& o) {
+                 o.exclude_columns = {"email"};
+                 o.where = "email LIKE '%@example.com'";
+               }),
+               source),
+      "the row filter (where:) of shop.orders names email, which exclude_columns excludes (chsync.yaml:3)");
+  MappingSet empty;
+  TableOptions blank = Entry("shop.orders", 9);
+  blank.where = "  ";
+  Status s = empty.Add(blank);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("'table_options.shop.orders.where' must not be empty"),
+            std::string::npos)
+      << s.error().message();
+}
+
 TEST(MappingTest, RenamesThatCollide) {
   const schema::TableSchema source = Orders();
   EXPECT_EQ(
