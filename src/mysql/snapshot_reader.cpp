@@ -243,7 +243,11 @@ Result<std::unique_ptr<SnapshotReader>> SnapshotReader::Open(Connection& conn, S
       return impl->StmtError(*out, "cannot prepare the snapshot of");
     return Status::Ok();
   };
-  CHSYNC_RETURN_IF_ERROR(prepare(select + order + limit, &impl->first));
+  // The row filter, parenthesised, so that its OR binds inside it.
+  const std::string filter = query.where.empty() ? "" : "(" + query.where + ")";
+  const std::string first_where = filter.empty() ? "" : " WHERE " + filter;
+  if (!filter.empty() && !where.empty()) where = " WHERE (" + where.substr(7) + ") AND " + filter;
+  CHSYNC_RETURN_IF_ERROR(prepare(select + first_where + order + limit, &impl->first));
   if (!query.key_columns.empty())
     CHSYNC_RETURN_IF_ERROR(prepare(select + where + order + limit, &impl->next));
   impl->query = std::move(query);

@@ -58,6 +58,8 @@ struct SnapshotQuery {
   std::vector<std::string> key_columns;
   /// Rows per chunk (ignored without a key).
   uint64_t chunk_rows = 100000;
+  /// A condition the rows read must meet (a row filter, SQL text), or empty: every row.
+  std::string where;
 };
 
 /// A row as decoded values, one per column of the query. Views inside are valid only during the

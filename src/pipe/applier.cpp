@@ -453,6 +453,15 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
                              Coordinate(event.file, event.position));
     }
   }
+  if (table.filter_error) {
+    CHSYNC_RETURN_IF_ERROR(park_children("parked on the same change"));
+    return host_.ParkTable(
+        table, it->first,
+        Error(ErrorKind::kUnsupported, "its row filter (table_options where:) no longer fits the table (" +
+                                           table.filter_error->message() + "); edit the where: of " +
+                                           it->first + ", then run chsync resync --table " + it->first),
+        "a rows event of the table", Coordinate(event.file, event.position));
+  }
   CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, parts_.versions->Sequence(event.file, committed_.sequence_base));
   // A row chsync cannot convert for this table parks it (when that concerns the table alone).
   bool parked = false;
@@ -473,6 +482,12 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
     history_gtid_ = gtids_.OpenGtid();
   }
   uint64_t unchanged = 0;  // updates that changed nothing: nothing written
+  uint64_t filtered = 0;   // changes outside the row filter (where:): nothing written
+  // Whether an image passes the table's row filter (always without one).
+  auto passes = [&](binlog::RowImage image) -> Result<bool> {
+    if (!table.filter) return true;
+    return table.filter->Passes(image, table.map_index);
+  };
   row_versions_.clear();
   for (size_t k = 0; k < rows.rows.size() && !parked; ++k) {
     const binlog::RowChange& row = rows.rows[k];
@@ -480,18 +495,55 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
     if (cascading) row_versions_.push_back(version);
     if (before_copy) continue;
     switch (rows.kind) {
-      case binlog::RowsKind::kWrite:
+      case binlog::RowsKind::kWrite: {
+        Result<bool> in = passes(row.after);
+        if (!in.ok() || !*in) {
+          ++filtered;
+          if (!in.ok()) CHSYNC_RETURN_IF_ERROR(append(in.error()));
+          break;
+        }
         CHSYNC_RETURN_IF_ERROR(append(AppendImage(table, row.after, version, false, event, kChangeInsert)));
         break;
-      case binlog::RowsKind::kDelete:
+      }
+      case binlog::RowsKind::kDelete: {
+        // A row outside the filter was never sent: no tombstone for it.
+        Result<bool> in = passes(row.before);
+        if (!in.ok() || !*in) {
+          ++filtered;
+          if (!in.ok()) CHSYNC_RETURN_IF_ERROR(append(in.error()));
+          break;
+        }
         // `deletes: ignore` (append-only): the row stays in ClickHouse as last written; its history
         // still records the delete.
         if (table.ignore_deletes && !table.history) break;
         CHSYNC_RETURN_IF_ERROR(append(
             AppendImage(table, row.before, version, true, event, kChangeDelete, !table.ignore_deletes)));
         break;
+      }
       case binlog::RowsKind::kUpdate:
       case binlog::RowsKind::kPartialUpdate: {
+        if (table.filter) {
+          // Moved out of the filter: a tombstone for the row sent; moved in: the row, as an insert.
+          Result<bool> was_in = passes(row.before);
+          Result<bool> is_in = was_in.ok() ? passes(row.after) : was_in;
+          if (!is_in.ok()) {
+            CHSYNC_RETURN_IF_ERROR(append(is_in.error()));
+            break;
+          }
+          if (!*was_in || !*is_in) {
+            // In the filtered table's history: a delete, or an insert.
+            if (*was_in) {
+              CHSYNC_RETURN_IF_ERROR(
+                  append(AppendImage(table, row.before, version, true, event, kChangeDelete)));
+            }
+            if (*is_in) {
+              CHSYNC_RETURN_IF_ERROR(
+                  append(AppendImage(table, row.after, version, false, event, kChangeInsert)));
+            }
+            if (!*was_in && !*is_in) ++filtered;
+            break;
+          }
+        }
         bool key_changed = table.full_row;
         for (int index : table.key_indexes) {
           uint32_t at = table.map_index[static_cast<size_t>(index)];
@@ -520,12 +572,14 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
   if (parked) return park_children("parked on the same change");
   parts_.status.rows_applied += rows.rows.size();
   switch (rows.kind) {
-    case binlog::RowsKind::kWrite: table.changes.inserts += rows.rows.size(); break;
+    case binlog::RowsKind::kWrite: table.changes.inserts += rows.rows.size() - filtered; break;
     case binlog::RowsKind::kDelete:
-      if (!table.ignore_deletes) table.changes.deletes += rows.rows.size();
+      if (!table.ignore_deletes) table.changes.deletes += rows.rows.size() - filtered;
       break;
     case binlog::RowsKind::kUpdate:
-    case binlog::RowsKind::kPartialUpdate: table.changes.updates += rows.rows.size() - unchanged; break;
+    case binlog::RowsKind::kPartialUpdate:
+      table.changes.updates += rows.rows.size() - unchanged - filtered;
+      break;
   }
   outbox_.NoteAppended(table.writer->bytes() + (table.history ? table.history->bytes() : 0) - bytes_before,
                        table.writer->rows() + (table.history ? table.history->rows() : 0) - rows_before);

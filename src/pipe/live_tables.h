@@ -20,6 +20,7 @@
 #include "common/result.h"
 #include "metrics/pipe_metrics.h"
 #include "pipe/row_converter.h"
+#include "policy/row_filter.h"
 #include "state/checkpoint.h"
 
 namespace chsync::pipe {
@@ -47,6 +48,11 @@ struct TableState {
   /// rows go out and are acknowledged with the writer's, before any checkpoint after them.
   std::optional<clickhouse::TableWriter> history;
   std::optional<RowConverter> converter;
+  /// The table's row filter (table_options' where:, over dest.source's columns): only the images it
+  /// passes are replicated. `filter_error`: the filter no longer parses against the table (a column
+  /// it names was dropped or renamed at the source): the stream parks the table at its next row.
+  std::optional<RowFilter> filter;
+  std::optional<Error> filter_error;
   /// Sorting key columns as indexes into dest.source.columns; empty with a full-row key.
   std::vector<int> key_indexes;
   bool full_row = false;

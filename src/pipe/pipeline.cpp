@@ -348,6 +348,9 @@ Status Pipe::BuildTables() {
       checked.AcceptRenamedAway(saved->excluded,
                                 {saved->clickhouse_names.begin(), saved->clickhouse_names.end()});
     }
+    // A row filter that no longer fits the table (a column it names dropped or renamed at the
+    // source) parks the table at its next row (Applier::HandleRows), not the pipe.
+    if (!FilterFor(checked, *schema).ok()) checked.where.clear();
     CHSYNC_RETURN_IF_ERROR(
         CheckForPipe(checked, *schema, destination_.caps(), destination_.TargetIn(checked.dest_database)));
     state->dest =
@@ -461,6 +464,15 @@ Status Pipe::RebuildWriter(TableState& table) {
   CHSYNC_ASSIGN_OR_RETURN(RowConverter converter, RowConverter::Create(table.dest.source, std::move(types)));
   table.writer.emplace(std::move(writer));
   table.converter.emplace(std::move(converter));
+  table.filter.reset();
+  table.filter_error.reset();
+  if (auto filter =
+          FilterFor(set_.MappingFor(table.dest.source.database, table.dest.source.name), table.dest.source);
+      filter.ok()) {
+    table.filter = std::move(filter).value();
+  } else {
+    table.filter_error = filter.error();
+  }
   if (table.changes.empty()) {
     table.changes.counters =
         Metrics().RowCounters(TableKey(table.dest.source.database, table.dest.source.name));
@@ -568,6 +580,7 @@ Status Pipe::Snapshot() {
     SnapshotJob job;
     job.schema = it->second->dest.source;
     job.writer_schema = WriterSchema(it->second->dest);
+    job.where = set_.MappingFor(s.database, s.table).where;
     Placement place = set_.PlaceFor(s.database, s.table);
     job.writer_schema.name = place.table;
     job.target = place.target;

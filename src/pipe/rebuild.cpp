@@ -104,6 +104,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   job.schema = source;
   job.writer_schema = WriterSchema(table.dest);
   job.writer_schema.name = rebuild.state.temp_table;
+  job.where = set_.MappingFor(source.database, source.name).where;
   job.target = target;
   job.progress = rebuild.state.progress;
   // The estimate behind the progress lines (information_schema's TABLE_ROWS), and the row size

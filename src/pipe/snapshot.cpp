@@ -281,6 +281,7 @@ Status Worker::CopyTable(size_t index) {
               job.schema.QualifiedName(), rows_per_chunk, job.avg_row_bytes, options.chunk_max_bytes);
   }
   mysql::SnapshotQuery query = SnapshotQueryFor(job.schema, rows_per_chunk);
+  query.where = job.where;
   const bool keyed = !query.key_columns.empty();
   const uint64_t chunk_rows = query.chunk_rows;
   const std::string table_name = job.schema.QualifiedName();

@@ -35,6 +35,9 @@ struct SnapshotJob {
   /// information_schema AVG_ROW_LENGTH (bytes a row takes on disk, an estimate; 0: unknown): with
   /// SnapshotOptions::chunk_max_bytes it bounds a chunk's rows.
   uint64_t avg_row_bytes = 0;
+  /// The table's row filter (table_options' where:, a MySQL condition over its columns): only the
+  /// rows it holds for are copied. Empty: every row.
+  std::string where;
 };
 
 struct SnapshotOptions {

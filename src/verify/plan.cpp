@@ -71,6 +71,10 @@ Result<TablePlan> PlanTable(const schema::TableSchema& table, const ColumnMappin
   plan.source_name = table.database + "." + table.name;
   plan.dest_name = std::string(dest_database) + "." + std::string(dest_table);
   plan.source_table = mysql::QuoteIdentifier(table.database) + "." + mysql::QuoteIdentifier(table.name);
+  if (!mapping.where.empty()) {
+    plan.source_table = "(SELECT * FROM " + plan.source_table + " WHERE (" + mapping.where + ")) _chsync_vf";
+    plan.notes.push_back("rows: only those of the row filter (where: " + mapping.where + ")");
+  }
   plan.dest_table =
       clickhouse::QuoteIdentifier(dest_database) + "." + clickhouse::QuoteIdentifier(dest_table);
   std::vector<std::string> excluded;

@@ -30,13 +30,18 @@ struct ColumnMapping {
   std::vector<std::string> excluded;  ///< source columns not replicated (case-insensitive)
   /// Source column → ClickHouse column (case-insensitive source names).
   std::map<std::string, std::string> renamed;
+  /// The table's row filter (table_options' where:, MySQL text), or empty: the source side reads
+  /// only the rows it holds for.
+  std::string where;
 };
 
 /// Everything asked about one table.
 struct TablePlan {
-  std::string source_name;           ///< "db.t" (for messages)
-  std::string dest_name;             ///< "db.t" at the destination
-  std::string source_table;          ///< quoted for MySQL: `db`.`t`
+  std::string source_name;  ///< "db.t" (for messages)
+  std::string dest_name;    ///< "db.t" at the destination
+  /// Quoted for MySQL: `db`.`t`; with a row filter, the derived table of its rows
+  /// ((SELECT * FROM `db`.`t` WHERE (filter)) _chsync_vf).
+  std::string source_table;
   std::string dest_table;            ///< quoted for ClickHouse
   std::vector<ColumnCanon> columns;  ///< compared columns, in source order
   std::vector<size_t> key;           ///< indexes into `columns` of the sorting key, in key order

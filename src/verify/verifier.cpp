@@ -567,6 +567,7 @@ Result<VerifyResult> Verify(mysql::Connection& source, clickhouse::Connection& d
       dest_table = m.dest_table;
       for (const auto& e : m.excluded) mapping.excluded.push_back(e.name);
       for (const auto& [from, to] : m.renamed) mapping.renamed[from.name] = to;
+      mapping.where = m.where;
     }
     if (checkpoint) {
       for (const pipe::DestinationState& d : checkpoint->destinations) {
