@@ -99,37 +99,41 @@ TEST_P(RowFilterTest, SnapshotStreamUpdatesInAndOutDeletesAndVerify) {
       {"CREATE TABLE t (id INT PRIMARY KEY, status VARCHAR(10) COLLATE utf8mb4_general_ci, "
        "amount DECIMAL(10,2), note VARCHAR(20)) DEFAULT CHARSET utf8mb4",
        "INSERT INTO t SELECT seq, ELT(1 + seq % 5, 'paid', 'PAID ', 'new', NULL, 'Shipped'), "
-       "IF(seq % 7 = 0, NULL, seq % 30), CONCAT('n', seq) FROM seq_1_to_300"});
+       "IF(seq % 7 = 0, NULL, seq % 30), CONCAT('n', seq) FROM seq_1_to_3000"});
   const std::vector<std::string> config =
       Config(std::string("table_options:\n  DB.t:\n    where: \"") + kWhere + "\"\n");
-  CommandResult r = p_.Run(config);
+  // Chunks of 1000 rows: the second one's SELECT (after the last key) carries the filter too.
+  std::vector<std::string> first = config;
+  first.insert(first.end(), {"--snapshot-chunk-rows", "1000"});
+  CommandResult r = p_.Run(first);
   ASSERT_RUN_OK(r, "the snapshot with a row filter");
   const std::vector<std::string> snapshot = SourceRows(kWhere);
-  ASSERT_GT(snapshot.size(), 50U);
-  ASSERT_LT(snapshot.size(), 200U) << "the filter must leave rows out for the test to mean anything";
+  ASSERT_GT(snapshot.size(), 1000U) << "more than one chunk";
+  ASSERT_LT(snapshot.size(), 2000U) << "the filter must leave rows out for the test to mean anything";
   EXPECT_EQ(DestRows(), snapshot) << "the snapshot copies the filtered rows";
 
   // Streaming: inserts in and out; updates in→in, out→in, in→out, out→out, a key change of a row
   // that stays in and of one that moves out; deletes of rows in and out.
   p_.ExecAll({
-      "INSERT INTO t VALUES (1001, 'paid', 50, 'in'), (1002, 'new', 50, 'out'), (1003, 'SHIPPED  ', 10, "
+      "INSERT INTO t VALUES (10001, 'paid', 50, 'in'), (10002, 'new', 50, 'out'), (10003, 'SHIPPED  ', 10, "
       "'in'), "
-      "(1004, 'paid', 9.99, 'out'), (1005, NULL, 100, 'out')",
-      "UPDATE t SET note = 'in to in' WHERE id = 1001",
-      "UPDATE t SET status = 'paid' WHERE id = 1002",  // out → in
-      "UPDATE t SET amount = 1 WHERE id = 1003",       // in → out
-      "UPDATE t SET note = 'out to out' WHERE id = 1004",
+      "(10004, 'paid', 9.99, 'out'), (10005, NULL, 100, 'out')",
+      "UPDATE t SET note = 'in to in' WHERE id = 10001",
+      "UPDATE t SET status = 'paid' WHERE id = 10002",  // out → in
+      "UPDATE t SET amount = 1 WHERE id = 10003",       // in → out
+      "UPDATE t SET note = 'out to out' WHERE id = 10004",
       "UPDATE t SET status = 'Paid' WHERE id IN (3, 8)",              // 'new' → in where amount allows
       "UPDATE t SET status = NULL WHERE id IN (1, 6, 11)",            // in → out (NULL)
-      "UPDATE t SET id = id + 5000 WHERE id IN (16, 21)",             // key change
-      "UPDATE t SET id = 6003, status = 'new' WHERE id = 26",         // key change moving out
-      "DELETE FROM t WHERE id IN (31, 33, 34, 1004, 1005)",           // in and out
+      "UPDATE t SET id = id + 50000 WHERE id IN (16, 21)",            // key change
+      "UPDATE t SET id = 60003, status = 'new' WHERE id = 26",        // key change moving out
+      "DELETE FROM t WHERE id IN (31, 33, 34, 10004, 10005)",         // in and out
       "UPDATE t SET amount = amount + 0 WHERE id BETWEEN 40 AND 60",  // changes nothing
   });
   r = p_.Run(config);
   ASSERT_RUN_OK(r, "streaming with a row filter");
   EXPECT_EQ(DestRows(), SourceRows(kWhere)) << "after inserts, updates in and out and deletes";
-  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t") + " WHERE id IN (1002, 1004, 1005)"), "1")
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t") + " WHERE id IN (10002, 10004, 10005)"),
+            "1")
       << "only the row moved in is in ClickHouse; rows never in it have no tombstones";
 
   CommandResult v = Verify();
@@ -139,12 +143,12 @@ TEST_P(RowFilterTest, SnapshotStreamUpdatesInAndOutDeletesAndVerify) {
       "INSERT INTO " + p_.DestTable("t") +
       " (id, status, amount, note, _chsync_version, _chsync_is_deleted) SELECT id, status, amount, note, "
       "_chsync_version + 1, 1 FROM " +
-      p_.DestTable("t") + " FINAL WHERE id = 1001");
+      p_.DestTable("t") + " FINAL WHERE id = 10001");
   v = Verify();
   EXPECT_NE(v.exit_code, 0) << "a missing filtered row is a difference:\n" << v.Describe();
 
   // The filter's column dropped at the source: the table parks, with what to do.
-  p_.ExecAll({"ALTER TABLE t DROP COLUMN amount", "INSERT INTO t VALUES (2001, 'paid', 'after the drop')"});
+  p_.ExecAll({"ALTER TABLE t DROP COLUMN amount", "INSERT INTO t VALUES (20001, 'paid', 'after the drop')"});
   r = p_.Run(config);
   ASSERT_RUN_OK(r, "past the drop of a filter column");
   EXPECT_NE(r.err.find("table " + p_.db() + ".t PARKED"), std::string::npos) << r.Describe();
@@ -152,7 +156,7 @@ TEST_P(RowFilterTest, SnapshotStreamUpdatesInAndOutDeletesAndVerify) {
   CommandResult status = p_.ChsyncStatus();
   EXPECT_NE(status.out.find(p_.db() + ".t  parked since"), std::string::npos) << status.Describe();
   EXPECT_NE(status.out.find("row filter"), std::string::npos) << status.Describe();
-  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t") + " WHERE id = 2001"), "0")
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.DestTable("t") + " WHERE id = 20001"), "0")
       << "rows after the park are not applied";
   r = p_.Run(config);
   ASSERT_RUN_OK(r, "a restart with the table parked");
