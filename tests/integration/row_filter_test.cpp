@@ -162,6 +162,42 @@ TEST_P(RowFilterTest, SnapshotStreamUpdatesInAndOutDeletesAndVerify) {
   ASSERT_RUN_OK(r, "a restart with the table parked");
 }
 
+// A filter column renamed at the source parks the table; with the filter edited to the new name,
+// `chsync resume` copies it again under the new filter, and it streams on.
+TEST_P(RowFilterTest, ARenamedFilterColumnParksUntilTheFilterIsEditedAndTheTableResumed) {
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE r (id INT PRIMARY KEY, region VARCHAR(10), v INT)",
+              "INSERT INTO r SELECT seq, ELT(1 + seq % 3, 'eu', 'us', 'apac'), seq FROM seq_1_to_300"});
+  auto live = [&] {
+    return p_.DestValue("SELECT count() FROM " + p_.DestTable("r") + " FINAL WHERE _chsync_is_deleted = 0");
+  };
+  std::vector<std::string> config = Config("table_options:\n  DB.r:\n    where: \"region = 'eu'\"\n");
+  CommandResult r = p_.Run(config);
+  ASSERT_RUN_OK(r, "the snapshot");
+  EXPECT_EQ(live(), "100");
+
+  p_.ExecAll({"ALTER TABLE r RENAME COLUMN region TO area", "INSERT INTO r VALUES (1000, 'eu', 0)"});
+  r = p_.Run(config);
+  ASSERT_RUN_OK(r, "past the rename");
+  EXPECT_NE(r.err.find("table " + p_.db() + ".r PARKED"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.err.find("unknown column region"), std::string::npos) << r.Describe();
+  EXPECT_EQ(live(), "100") << "parked: nothing after the rename applied";
+
+  config = Config("table_options:\n  DB.r:\n    where: \"area IN ('eu', 'us')\"\n");
+  CommandResult resumed = testing::RunCommand(
+      {testing::ChsyncBinary(), "resume", "--state", p_.state(), "--table", p_.db() + ".r"}, 120'000);
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.Describe();
+  r = p_.Run(config);
+  ASSERT_RUN_OK(r, "the resume under the edited filter");
+  p_.ExecAll(
+      {"INSERT INTO r VALUES (1001, 'us', 1), (1002, 'apac', 2)", "UPDATE r SET area = 'apac' WHERE id = 3"});
+  r = p_.Run(config);
+  ASSERT_RUN_OK(r, "streaming under the edited filter");
+  EXPECT_EQ(live(), p_.SourceValue("SELECT COUNT(*) FROM r WHERE area IN ('eu', 'us')"));
+  CommandResult v = Verify();
+  EXPECT_EQ(v.exit_code, 0) << v.Describe();
+}
+
 TEST_P(RowFilterTest, EvaluatorAgreesWithTheServer) {
   ASSERT_TRUE(p_.connected());
   if (GetParam() == Dest::kEmbedded) GTEST_SKIP() << "source-side only: run once";
