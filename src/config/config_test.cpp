@@ -161,6 +161,7 @@ table_options:
                ttl_only_drop_parts: true}
     columns: {status: {low_cardinality: true, codec: "CODEC(ZSTD(3))"}}
     adopt: true
+    where: "status IN ('paid', 'shipped') AND created_at >= '2024-01-01'"
   "shop.*":
     exclude_columns: [ssn]
     deletes: ignore
@@ -192,7 +193,8 @@ table_options:
   EXPECT_EQ(orders.columns[0].first, "status");
   EXPECT_EQ(orders.columns[0].second, (ColumnEntry{"ZSTD(3)", true}));
   EXPECT_EQ(orders.adopt, true);
-  EXPECT_EQ(entries[1].origin, "pipe.yaml:15");
+  EXPECT_EQ(orders.where, "status IN ('paid', 'shipped') AND created_at >= '2024-01-01'");
+  EXPECT_EQ(entries[1].origin, "pipe.yaml:16");
   EXPECT_EQ(entries[2].pattern, "crm.people");
 
   EffectiveMapping m = c.mappings.For("shop", "orders");
@@ -223,7 +225,7 @@ TEST(PipeConfig, BadTableOptionsNameFileLineAndKey) {
       {"table_options:\n  shop.orders: yes\n",
        "p.yaml:2: 'table_options.shop.orders' must be a mapping of table options (adopt, columns, deletes, "
        "dest, dest_database, dest_table, exclude_columns, history, order_by, partition_by, rename_columns, "
-       "settings, ttl)"},
+       "settings, ttl, where)"},
       {"table_options:\n  shop.orders:\n    order: id\n",
        "p.yaml:3: 'table_options.shop.orders.order' is not a table option (keys: adopt, columns, deletes, "
        "dest, "},
