@@ -167,6 +167,7 @@ int RunOrResync(const RunFlags& f, bool resync) {
   // SIGHUP: `tables:` read again from the configuration file (docs/table-control.md).
   struct sigaction reload {};
   reload.sa_handler = OnReloadSignal;
+  reload.sa_flags = SA_RESTART;  // a read it interrupts goes on
   sigemptyset(&reload.sa_mask);
   sigaction(SIGHUP, &reload, nullptr);
 

@@ -455,12 +455,14 @@ Status Applier::HandleRows(const binlog::Event& event, const binlog::RowsEvent& 
   }
   if (table.filter_error) {
     CHSYNC_RETURN_IF_ERROR(park_children("parked on the same change"));
-    return host_.ParkTable(
-        table, it->first,
-        Error(ErrorKind::kUnsupported, "its row filter (table_options where:) no longer fits the table (" +
-                                           table.filter_error->message() + "); edit the where: of " +
-                                           it->first + ", then run chsync resync --table " + it->first),
-        "a rows event of the table", Coordinate(event.file, event.position));
+    return host_.ParkTable(table, it->first,
+                           Error(ErrorKind::kUnsupported,
+                                 "its row filter (table_options where:) no longer fits the table (" +
+                                     table.filter_error->message() + "); edit the where: of " + it->first +
+                                     " in the configuration, restart chsync, then run "
+                                     "`chsync resync --table " +
+                                     it->first + "`"),
+                           "a rows event of the table", Coordinate(event.file, event.position));
   }
   CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, parts_.versions->Sequence(event.file, committed_.sequence_base));
   // A row chsync cannot convert for this table parks it (when that concerns the table alone).

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "clickhouse/server_error.h"
 #include "common/log.h"
 #include "mysql/table_filter.h"
 #include "pipe/pipe.h"
@@ -54,6 +55,21 @@ Status Pipe::ReloadSelection() {
   if (!loaded.ok()) {
     // A bad edit must not stop a running pipe: it goes on with what it has.
     log::Err("SIGHUP: {}; the selection stays {}", loaded.error().message(), set_.selection().Describe());
+    return Status::Ok();
+  }
+  // Where an entry was given (its line) may move with the edit of `tables:`; what it says may not.
+  auto said = [](const MappingSet& set) {
+    std::vector<TableOptions> entries = set.entries();
+    for (TableOptions& e : entries) e.origin.clear();
+    return entries;
+  };
+  if (said(reread.mappings) != said(request_.config.mappings)) {
+    // Tables it adds would be copied under the table_options read at the start, not under the new
+    // ones (a filter, an exclusion, a history table left out for good): a restart reads both.
+    log::Err(
+        "SIGHUP: `table_options:` in {} changed too, and they take effect only at a start: restart "
+        "chsync (systemctl restart) to follow the new `tables:` with them; the selection stays {}",
+        request_.config_file, set_.selection().Describe());
     return Status::Ok();
   }
   if (reread.tables == tables_spec_) {
@@ -102,6 +118,7 @@ Result<std::vector<std::string>> Pipe::FollowSelection() {
     history_.Record(key, place.target.database, position,
                     "(table selection: " + set_.selection().Describe() + ")", {line}, "");
     lines.push_back(fmt::format("{} {}", key, line));
+    holds_.Unparked(key);  // a park the flusher left on the board goes with the table
     set_.tables().erase(it);
   }
 
@@ -163,14 +180,26 @@ Result<std::string> Pipe::AddSelectedTable(const std::string& database, const st
     CHSYNC_RETURN_IF_ERROR(ParkTable(table, key, Error(ErrorKind::kUnsupported, *refused), "", at));
     return "added and parked: " + *refused;
   }
+  holds_.Unparked(key);
   Status started =
       StartRebuild(table, applier_.committed_at(), "added to the table selection", /*resume=*/false);
   if (!started.ok()) {
-    if (table.rebuild) CHSYNC_RETURN_IF_ERROR(CancelRebuild(table));
+    if (table.rebuild) {
+      table.rebuild->Stop();
+      const std::string temp = table.rebuild->state.temp_table;
+      table.rebuild.reset();
+      (void)destination_.DropDestination(set_.PlaceFor(database, name).target, temp);
+    }
     set_.tables().erase(key);
     std::erase_if(checkpoint_.snapshot,
                   [&](const TableSnapshot& s) { return s.database == database && s.table == name; });
-    return started.error();
+    // A passing failure: the pipe reads again from its checkpoint, and the change is followed then.
+    if (started.error().kind() == ErrorKind::kNetwork || clickhouse::IsRetryable(started.error())) {
+      return started.error();
+    }
+    // The table's own problem (an option this destination refuses): said, and the others go on.
+    log::Err("table {} entered the selection but is not replicated: {}", key, started.error().message());
+    return "not added: " + started.error().message();
   }
   log::Info("table {} entered the selection: copying it online from {}; other tables stream on", key, at);
   PublishTables();

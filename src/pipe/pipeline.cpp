@@ -673,14 +673,15 @@ Status Pipe::Run() {
     log::Warn("cannot read the source's foreign keys: {}", keys.error().message());
   }
   CHSYNC_ASSIGN_OR_RETURN(std::optional<Checkpoint> existing, checkpointer_.Load());
+  if (existing) {
+    // The tables `chsync tables add|remove` chose stay chosen, also by a pipe that starts over
+    // (a resync of every table, a load-only copy taken again).
+    auto selection = Selection::Make(tables_spec_, existing->selection_changes);
+    if (!selection.ok()) return std::move(selection.error().AddContext("--tables"));
+    set_.Select(std::move(selection).value());
+  }
   if (request_.resync && request_.resync_table.empty()) {
     log::Info("resync of every table: starting over");
-    if (existing) {
-      // The tables `chsync tables add|remove` chose stay chosen.
-      auto selection = Selection::Make(tables_spec_, existing->selection_changes);
-      if (!selection.ok()) return std::move(selection.error().AddContext("--tables"));
-      set_.Select(std::move(selection).value());
-    }
     existing.reset();
   }
   CHSYNC_RETURN_IF_ERROR(CheckStartMode(existing));

@@ -155,7 +155,7 @@ Result<SourcePosition> Pipe::CdcStartPoint(const SourcePosition& now,
   }
   // Today's schemas are those at the start only if nothing between changed a replicated table.
   const TableSelected selected = [this](std::string_view database, std::string_view table) {
-    return set_.filter().Matches(database, table);
+    return set_.selection().Matches(database, table);
   };
   if (mysql::CompareCoordinates(at, end) < 0) {
     std::vector<std::string> names;

@@ -1,5 +1,7 @@
 #include "policy/row_filter.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -798,6 +800,16 @@ class Parser {
     nodes_.push_back(std::move(node));
     return static_cast<int>(nodes_.size()) - 1;
   }
+  /// One more AND/OR/XOR or comparison chained: the tree is as deep as its chains, and it is
+  /// evaluated by recursion for every row, so their number is bounded.
+  Status Link() {
+    if (++links_ <= kMaxLinks) return Status::Ok();
+    return ConfigError(origin_, text_, Peek().offset,
+                       fmt::format("the expression chains more than {} AND, OR, XOR and comparisons (an "
+                                   "IN (…) list holds many values in one)",
+                                   kMaxLinks));
+  }
+
   int AddBinary(Op op, int a, int b) {
     Node n;
     n.op = op;
@@ -819,6 +831,7 @@ class Parser {
       return ConfigError(origin_, text_, Peek().offset, "the expression nests too deeply");
     CHSYNC_ASSIGN_OR_RETURN(int left, Xor());
     while (AcceptWord("OR") || AcceptSymbol("||")) {
+      CHSYNC_RETURN_IF_ERROR(Link());
       CHSYNC_ASSIGN_OR_RETURN(int right, Xor());
       left = AddBinary(Op::kOr, left, right);
     }
@@ -827,6 +840,7 @@ class Parser {
   Result<int> Xor() {
     CHSYNC_ASSIGN_OR_RETURN(int left, And());
     while (AcceptWord("XOR")) {
+      CHSYNC_RETURN_IF_ERROR(Link());
       CHSYNC_ASSIGN_OR_RETURN(int right, And());
       left = AddBinary(Op::kXor, left, right);
     }
@@ -835,6 +849,7 @@ class Parser {
   Result<int> And() {
     CHSYNC_ASSIGN_OR_RETURN(int left, Not());
     while (AcceptWord("AND") || AcceptSymbol("&&")) {
+      CHSYNC_RETURN_IF_ERROR(Link());
       CHSYNC_ASSIGN_OR_RETURN(int right, Not());
       left = AddBinary(Op::kAnd, left, right);
     }
@@ -860,6 +875,7 @@ class Parser {
       const Token& t = Peek();
       if (t.kind == Tok::kSymbol && (t.text == "=" || t.text == "<>" || t.text == "!=" || t.text == "<" ||
                                      t.text == "<=" || t.text == ">" || t.text == ">=" || t.text == "<=>")) {
+        CHSYNC_RETURN_IF_ERROR(Link());
         std::string op = t.text == "!=" ? "<>" : t.text;
         ++pos_;
         CHSYNC_ASSIGN_OR_RETURN(int right, Operand());
@@ -1105,6 +1121,8 @@ class Parser {
   std::vector<RowFilter::ColumnRef>& refs_;
   size_t pos_ = 0;
   int depth_ = 0;
+  int links_ = 0;
+  static constexpr int kMaxLinks = 4000;
 };
 
 struct Evaluator {

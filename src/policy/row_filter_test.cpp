@@ -424,6 +424,25 @@ TEST(RowFilterTest, NeverCrashesOnRandomOrTruncatedText) {
   EXPECT_NE(deep.error().message().find("nests too deeply"), std::string::npos);
   auto nots = RowFilter::Parse(std::string(50000, '!') + "1", table, "x:1");
   EXPECT_FALSE(nots.ok());
+  // A long flat chain (a generated filter) is refused too: its tree is as deep as it is long, and
+  // each row is evaluated by recursion.
+  std::string chain = "id = 0";
+  for (int i = 1; i < 50000; ++i) chain += " OR id = " + std::to_string(i);
+  auto flat = RowFilter::Parse(chain, table, "x:1");
+  ASSERT_FALSE(flat.ok());
+  EXPECT_NE(flat.error().message().find("chains more than 4000"), std::string::npos)
+      << flat.error().message();
+  // What fits is evaluated, and a long IN list is one link.
+  std::string in = "id IN (0";
+  for (int i = 1; i < 50000; ++i) in += ", " + std::to_string(i);
+  auto list = RowFilter::Parse(in + ")", table, "x:1");
+  ASSERT_TRUE(list.ok()) << list.error().message();
+  (void)list->Evaluate(row);
+  std::string fits = "id = 0";
+  for (int i = 1; i < 1500; ++i) fits += " OR id = " + std::to_string(i);
+  auto ok = RowFilter::Parse(fits, table, "x:1");
+  ASSERT_TRUE(ok.ok()) << ok.error().message();
+  (void)ok->Evaluate(row);
 }
 
 }  // namespace

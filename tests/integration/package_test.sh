@@ -66,7 +66,7 @@ if grep -q '^E:' "$work/lintian.txt"; then fail "lintian found errors (above)"; 
 step "dependencies"
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for lib in libmariadb3 libcurl4 libzstd1 libyaml-cpp adduser; do
+for lib in libmariadb3 libcurl4 libzstd1 libyaml-cpp adduser procps; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib"
 done
 # Each dependency's package name, without version or alternatives' separators.
@@ -99,6 +99,8 @@ step "systemd-analyze verify"
 # verify loads the unit's dependencies (sysinit.target, the slices) from the root: give it the
 # host's. Documentation=man:chsync(1) is looked up through MANPATH, in the package's man page.
 cp -n /lib/systemd/system/*.target /lib/systemd/system/*.slice "$root/lib/systemd/system/" 2>/dev/null || true
+# The commands the unit runs from other packages it depends on (procps' kill for ExecReload).
+mkdir -p "$root/bin" && cp -n /bin/kill "$root/bin/"
 verify_out=$(cd "$root" && MANPATH=$root/usr/share/man systemd-analyze verify --root="$root" chsync@pkgtest.service 2>&1) ||
   { echo "$verify_out"; fail "systemd-analyze verify failed"; }
 [[ -z $verify_out ]] || { echo "$verify_out"; fail "systemd-analyze verify printed warnings"; }
