@@ -305,6 +305,28 @@ bool ReadDigits(std::string_view s, size_t& i, size_t max, uint64_t& out) {
   return i > start;
 }
 
+/// 'H:MM[:SS[.ffffff]]' from s[i], the hours in at most `hour_digits` digits; false when it is not
+/// one. Leaves i after it (the caller checks that nothing follows and the ranges).
+bool ReadClock(std::string_view s, size_t& i, size_t hour_digits, uint64_t& h, uint64_t& mi, uint64_t& sec,
+               uint32_t& micro) {
+  if (!ReadDigits(s, i, hour_digits, h) || i >= s.size() || s[i] != ':') return false;
+  ++i;
+  if (!ReadDigits(s, i, 2, mi)) return false;
+  if (i < s.size() && s[i] == ':') {
+    ++i;
+    if (!ReadDigits(s, i, 2, sec)) return false;
+  }
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    const size_t start = i;
+    uint64_t f = 0;
+    if (!ReadDigits(s, i, 6, f)) return false;
+    for (size_t k = i - start; k < 6; ++k) f *= 10;
+    micro = static_cast<uint32_t>(f);
+  }
+  return true;
+}
+
 /// 'YYYY-MM-DD', 'YYYY-MM-DD HH:MM[:SS[.ffffff]]' (or 'T'); the zero date allowed.
 std::optional<Temporal> ParseDateTime(std::string_view s) {
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
@@ -329,21 +351,7 @@ std::optional<Temporal> ParseDateTime(std::string_view s) {
   if (i < s.size()) {
     if (s[i] != ' ' && s[i] != 'T') return std::nullopt;
     ++i;
-    if (!ReadDigits(s, i, 2, h) || i >= s.size() || s[i] != ':') return std::nullopt;
-    ++i;
-    if (!ReadDigits(s, i, 2, mi)) return std::nullopt;
-    if (i < s.size() && s[i] == ':') {
-      ++i;
-      if (!ReadDigits(s, i, 2, sec)) return std::nullopt;
-    }
-    if (i < s.size() && s[i] == '.') {
-      ++i;
-      size_t start = i;
-      uint64_t f = 0;
-      if (!ReadDigits(s, i, 6, f)) return std::nullopt;
-      for (size_t k = i - start; k < 6; ++k) f *= 10;
-      t.micro = static_cast<uint32_t>(f);
-    }
+    if (!ReadClock(s, i, 2, h, mi, sec, t.micro)) return std::nullopt;
     if (i != s.size() || h > 23 || mi > 59 || sec > 59) return std::nullopt;
     t.date_only = false;
   }
@@ -365,21 +373,7 @@ std::optional<Temporal> ParseTime(std::string_view s) {
   uint64_t h = 0;
   uint64_t mi = 0;
   uint64_t sec = 0;
-  if (!ReadDigits(s, i, 3, h) || i >= s.size() || s[i] != ':') return std::nullopt;
-  ++i;
-  if (!ReadDigits(s, i, 2, mi)) return std::nullopt;
-  if (i < s.size() && s[i] == ':') {
-    ++i;
-    if (!ReadDigits(s, i, 2, sec)) return std::nullopt;
-  }
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    size_t start = i;
-    uint64_t f = 0;
-    if (!ReadDigits(s, i, 6, f)) return std::nullopt;
-    for (size_t k = i - start; k < 6; ++k) f *= 10;
-    t.micro = static_cast<uint32_t>(f);
-  }
+  if (!ReadClock(s, i, 3, h, mi, sec, t.micro)) return std::nullopt;
   if (i != s.size() || h > 838 || mi > 59 || sec > 59) return std::nullopt;
   t.packed = h * 10000 + mi * 100 + sec;
   if (t.packed == 0 && t.micro == 0) t.negative = false;
