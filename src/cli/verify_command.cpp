@@ -123,6 +123,7 @@ int RunVerify(const VerifyFlags& f) {
   options.dest_database = config.dest_database;
   options.state = config.state;
   options.mappings = config.mappings.empty() ? nullptr : &config.mappings;
+  options.source_name = config.source_name;
   options.datetime_fallback_text = config.datetime_fallback == pipe::PipeConfig::DateTimeFallback::kString;
   options.chunk_rows = f.chunk_rows;
   options.wait_s = f.wait_s;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "clickhouse/cluster.h"
+#include "clickhouse/merged_type.h"
 #include "clickhouse/row_binary.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/civil_date.h"
@@ -329,10 +330,20 @@ Result<TableLayout> DestinationLayout(const schema::TableSchema& table, const Ca
   TableLayout layout;
   layout.database = target.StorageDatabase();
   layout.table = options.table.empty() ? table.name : options.table;
+  if (!options.source_column.empty()) {
+    if (table.FindColumn(options.source_column) >= 0) {
+      return Error(ErrorKind::kConfig,
+                   fmt::format("table {}: source_column {} is a column of the table: choose "
+                               "another name in table_options",
+                               name, options.source_column));
+    }
+    layout.columns.push_back({options.source_column, "String", "", "", ""});
+  }
   for (const schema::Column& column : table.columns) {
     CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(column, name));
     auto type = MapColumn(column, caps);
     if (!type.ok()) return std::move(type.error().AddContext("table " + name));
+    if (!options.source_column.empty()) *type = SharedStorageType(*type);
     CHSYNC_ASSIGN_OR_RETURN(
         TableLayout::Column mapped,
         LayoutColumn(column, *type, caps, options, "table " + name + ": column " + column.name));
@@ -359,8 +370,12 @@ Result<TableLayout> DestinationLayout(const schema::TableSchema& table, const Ca
   layout.engine_columns = {std::string(kVersionColumn)};
   if (caps.replacing_is_deleted) layout.engine_columns.emplace_back(kIsDeletedColumn);
 
+  if (!options.source_column.empty()) layout.order_by.push_back(QuoteIdentifier(options.source_column));
   if (!options.order_by.empty()) {
-    layout.order_by = options.order_by;
+    for (const std::string& element : options.order_by) {
+      if (element != QuoteIdentifier(options.source_column) && element != options.source_column)
+        layout.order_by.push_back(element);
+    }
   } else {
     for (const std::string& key : ChooseSortingKey(table).columns) {
       const schema::Column* column = table.GetColumn(key);
@@ -428,6 +443,7 @@ Result<std::string> AddColumn(std::string_view table, const schema::Column& colu
                               const CreateOptions& options) {
   CHSYNC_RETURN_IF_ERROR(CheckNotMetadataName(column, table));
   CHSYNC_ASSIGN_OR_RETURN(MappedType mapped, MapColumn(column, caps));
+  if (!options.source_column.empty()) mapped = SharedStorageType(mapped);
   CHSYNC_ASSIGN_OR_RETURN(
       TableLayout::Column layout,
       LayoutColumn(column, mapped, caps, options, "table " + std::string(table) + ": column " + column.name));
@@ -438,7 +454,9 @@ Result<std::string> AddColumn(std::string_view table, const schema::Column& colu
       "ALTER TABLE " + QualifiedName(target.StorageDatabase(), table) + OnCluster(target) + " ADD COLUMN ";
   if (caps.add_column_if_not_exists) sql += "IF NOT EXISTS ";
   sql += ColumnDefinition(layout);
-  if (!after.empty()) {
+  if (!options.source_column.empty()) {
+    // A shared table: the columns of its other sources may stand anywhere.
+  } else if (!after.empty()) {
     sql += " AFTER " + QuoteIdentifier(options.ClickHouseName(after));
   } else if (caps.add_column_first) {
     sql += " FIRST";

@@ -107,6 +107,11 @@ struct CreateOptions {
   /// MergeTree settings as (name, value as ClickHouse literal text: 4096, 'hot'), after
   /// kDurableSettings where target.durable (naming one of those then is an error).
   std::vector<std::pair<std::string, std::string>> settings;
+  /// Many source tables into one table (docs/mapping.md, "Many sources into one table"): the
+  /// String column, first of the table and of its ORDER BY, that holds which source a row came
+  /// from. The table's columns are then stored as SharedStorageType says (clickhouse/merged_type.h),
+  /// and AddColumn adds a column at the end.
+  std::string source_column;
 
   /// The ClickHouse name of `column` (a column name of the schema, or already a ClickHouse name).
   std::string ClickHouseName(std::string_view column) const;

@@ -7,40 +7,50 @@
 namespace chsync::clickhouse {
 namespace {
 
-std::vector<MappedType> WithMetadata(std::vector<MappedType> types) {
+std::vector<MappedType> WithMetadata(std::vector<MappedType> types, bool source) {
   types.push_back(VersionColumnType());
   types.push_back(IsDeletedColumnType());
+  if (source) types.push_back(MappedType{.type = "String", .encoding = Encoding::kString});
   return types;
 }
 
 }  // namespace
 
 Result<TableWriter> TableWriter::Create(const schema::TableSchema& table, const Capabilities& caps,
-                                        const DdlTarget& target) {
+                                        const DdlTarget& target, const WriterOptions& options) {
   std::vector<MappedType> types;
   std::vector<std::string> names;
-  for (const schema::Column& column : table.columns) {
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const schema::Column& column = table.columns[i];
+    names.push_back(column.name);
+    if (i < options.types.size() && options.types[i]) {
+      types.push_back(*options.types[i]);
+      continue;
+    }
     auto mapped = MapColumn(column, caps);
     if (!mapped.ok()) return std::move(mapped.error().AddContext("table " + table.QualifiedName()));
     types.push_back(std::move(mapped).value());
-    names.push_back(column.name);
   }
   names.emplace_back(kVersionColumn);
   names.emplace_back(kIsDeletedColumn);
-  TableWriter writer(std::move(types), table.name, std::move(names));
+  const bool source = !options.source_column.empty();
+  if (source) names.push_back(options.source_column);
+  TableWriter writer(std::move(types), table.name, std::move(names), source);
+  writer.source_value_ = options.source_value;
   writer.prefix_ = InsertPrefix(target.database, table.name, writer.names_);
   writer.qualified_ = QualifiedName(target.database, table.name);
   return writer;
 }
 
-TableWriter::TableWriter(std::vector<MappedType> types, std::string table, std::vector<std::string> names)
-    : types_(std::move(types)), table_(std::move(table)), names_(std::move(names)) {
-  encoders_.emplace_back(WithMetadata(types_));
+TableWriter::TableWriter(std::vector<MappedType> types, std::string table, std::vector<std::string> names,
+                         bool source)
+    : types_(std::move(types)), table_(std::move(table)), names_(std::move(names)), has_source_(source) {
+  encoders_.emplace_back(WithMetadata(types_, has_source_));
 }
 
 void TableWriter::RouteTo(ShardRouter router, std::string_view local_database) {
   std::vector<RowBinaryEncoder> encoders;
-  for (size_t i = 0; i < router.shards(); ++i) encoders.emplace_back(WithMetadata(types_));
+  for (size_t i = 0; i < router.shards(); ++i) encoders.emplace_back(WithMetadata(types_, has_source_));
   if (!encoders.empty()) encoders[0] = std::move(encoders_[0]);
   encoders_ = std::move(encoders);
   router_.emplace(std::move(router));
@@ -92,6 +102,7 @@ Status TableWriter::Append(std::span<const Cell> values, uint64_t version, bool 
   row_.assign(values.begin(), values.end());
   row_.emplace_back(version);
   row_.emplace_back(uint64_t{is_deleted ? 1u : 0u});
+  if (has_source_) row_.emplace_back(std::string_view(source_value_));
   size_t shard = 0;
   if (router_) {
     CHSYNC_ASSIGN_OR_RETURN(shard, router_->Route(values));

@@ -16,14 +16,28 @@
 
 namespace chsync::clickhouse {
 
+/// What a writer adds to the rows it is given (the default: nothing).
+struct WriterOptions {
+  /// Many source tables into one destination table (docs/mapping.md, "Many sources into one
+  /// table"): the column that holds `source_value` in every row this writer sends.
+  std::string source_column;
+  std::string source_value;
+  /// Per column of the schema: the type the destination table's column has when it is not the
+  /// one MapColumn gives the source column (a merged table's column widened for another source);
+  /// empty, or nullopt for a column: MapColumn's.
+  std::vector<std::optional<MappedType>> types;
+};
+
 /// Collects the rows for one destination table and sends them as one RowBinary INSERT: the source
 /// columns in schema order, then _chsync_version and _chsync_is_deleted (_chsync_synced_at takes
 /// its DEFAULT). Build a new TableWriter when the table's schema changes. Not thread-safe.
 class TableWriter {
  public:
   /// Fails (kUnsupported) when a column cannot be mapped for `caps`.
+  /// `options`: a source column's value to add to every row, and destination types to encode
+  /// into (see WriterOptions).
   static Result<TableWriter> Create(const schema::TableSchema& table, const Capabilities& caps,
-                                    const DdlTarget& target);
+                                    const DdlTarget& target, const WriterOptions& options = {});
 
   /// Appends one row: `values[i]` for table.columns[i] (see Cell for what each type takes).
   /// On error nothing is appended; the error names the column.
@@ -76,7 +90,7 @@ class TableWriter {
   std::vector<std::pair<size_t, std::string>> TakeShardData();
 
  private:
-  TableWriter(std::vector<MappedType> types, std::string table, std::vector<std::string> names);
+  TableWriter(std::vector<MappedType> types, std::string table, std::vector<std::string> names, bool source);
 
   std::vector<MappedType> types_;
   std::string table_;
@@ -87,6 +101,8 @@ class TableWriter {
   std::optional<ShardRouter> router_;
   std::vector<RowBinaryEncoder> encoders_;  ///< one, or one per shard when routed
   std::vector<Cell> row_;
+  std::string source_value_;  ///< WriterOptions::source_value, sent after _chsync_is_deleted
+  bool has_source_ = false;
 };
 
 }  // namespace chsync::clickhouse

@@ -219,7 +219,7 @@ Status ApplySchemaChanges(const YAML::Node& map, const std::string& origin, Pipe
 
 constexpr const char* kTableOptionKeys =
     "adopt, columns, deletes, dest, dest_database, dest_table, exclude_columns, history, "
-    "order_by, partition_by, rename_columns, settings, ttl, where";
+    "order_by, partition_by, rename_columns, settings, source_column, ttl, where";
 
 /// A text option of table_options (`key` is the full configuration key, for messages).
 Status ReadText(const YAML::Node& node, const std::string& where, const std::string& key, std::string& out) {
@@ -363,6 +363,10 @@ Status ReadTableOptions(const YAML::Node& node, const std::string& origin, const
       std::string text;
       CHSYNC_RETURN_IF_ERROR(ReadText(value, at, key, text));
       options.where = text;
+    } else if (name == "source_column") {
+      std::string text;
+      CHSYNC_RETURN_IF_ERROR(ReadText(value, at, key, text));
+      options.source_column = text;
     } else {
       return ConfigError(at, key, std::string("is not a table option (keys: ") + kTableOptionKeys + ")");
     }
@@ -452,6 +456,7 @@ const std::map<std::string, Setter>& Setters() {
       {"tables", String(&PipeConfig::tables)},
       {"state", String(&PipeConfig::state)},
       {"dest_database", String(&PipeConfig::dest_database)},
+      {"source_name", String(&PipeConfig::source_name)},
       {"server_id", Number(&PipeConfig::server_id, 1, 4294967295u)},
       {"snapshot", StartModeSetter()},
       {"snapshot.mode", StartModeSetter()},

@@ -37,7 +37,11 @@ struct PipeConfig {
   std::string tables;         ///< --tables patterns; empty: every non-system table
   std::string state;          ///< the state directory
   std::string dest_database;  ///< empty: named like each source database
-  uint32_t server_id = 0;     ///< replica id; 0: derived from the state directory path
+  /// This pipe's name among the pipes that write into the same ClickHouse tables (file key
+  /// source_name): a table_options source_column then holds "NAME/database" (docs/mapping.md,
+  /// "Many sources into one table"). Empty: the database name alone.
+  std::string source_name;
+  uint32_t server_id = 0;  ///< replica id; 0: derived from the state directory path
 
   /// A ClickHouse cluster (remote_servers) to create the tables on (docs/clusters.md); empty: one
   /// server. Tables are Replicated at dest_replication_path with replica dest_replica_name, and on

@@ -225,7 +225,7 @@ TEST(PipeConfig, BadTableOptionsNameFileLineAndKey) {
       {"table_options:\n  shop.orders: yes\n",
        "p.yaml:2: 'table_options.shop.orders' must be a mapping of table options (adopt, columns, deletes, "
        "dest, dest_database, dest_table, exclude_columns, history, order_by, partition_by, rename_columns, "
-       "settings, ttl, where)"},
+       "settings, source_column, ttl, where)"},
       {"table_options:\n  shop.orders:\n    order: id\n",
        "p.yaml:3: 'table_options.shop.orders.order' is not a table option (keys: adopt, columns, deletes, "
        "dest, "},

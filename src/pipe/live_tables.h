@@ -58,6 +58,9 @@ struct TableState {
   bool full_row = false;
   /// table_options' `deletes: ignore` (append-only): a DELETE writes nothing (set by RebuildWriter).
   bool ignore_deletes = false;
+  /// A table shared with other sources (table_options' source_column): the source value its rows
+  /// carry and the types the shared table has (pipe/fan_in.h; set by RebuildWriter). Default: none.
+  clickhouse::WriterOptions shared;
   /// See TableSnapshot::stream_from.
   std::optional<SourcePosition> stream_from;
   /// The TABLE_MAP the current column mapping was built from (kept alive so that its address

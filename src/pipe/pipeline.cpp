@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "mysql/server_probe.h"
 #include "mysql/table_inventory.h"
+#include "pipe/fan_in.h"
 #include "pipe/history.h"
 #include "pipe/pipe.h"
 #include "schema/information_schema.h"
@@ -455,8 +456,15 @@ Status Pipe::RebuildWriter(TableState& table) {
   Placement place = set_.PlaceFor(table.dest.source.database, table.dest.source.name);
   layout.name = table.rebuild ? table.rebuild->state.temp_table : place.table;
   const clickhouse::DdlTarget& target = place.target;
+  table.shared = clickhouse::WriterOptions{};
+  if (EffectiveMapping shared = set_.MappingFor(table.dest.source.database, table.dest.source.name);
+      shared.Shared()) {
+    // The shared table holds this source's columns, wide enough (another source or pipe may have
+    // widened them): the writer encodes into the types ClickHouse has.
+    CHSYNC_ASSIGN_OR_RETURN(table.shared, EnsureShared(destination_, target, place.table, layout, shared));
+  }
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableWriter writer,
-                          clickhouse::TableWriter::Create(layout, destination_.caps(), target));
+                          clickhouse::TableWriter::Create(layout, destination_.caps(), target, table.shared));
   if (!destination_.shard_urls().empty() && target.sharded) destination_.RouteWriter(layout, target, writer);
   std::vector<clickhouse::MappedType> types(
       writer.types().begin(),
@@ -581,6 +589,7 @@ Status Pipe::Snapshot() {
     job.schema = it->second->dest.source;
     job.writer_schema = WriterSchema(it->second->dest);
     job.where = set_.MappingFor(s.database, s.table).where;
+    job.writer_options = it->second->shared;
     Placement place = set_.PlaceFor(s.database, s.table);
     job.writer_schema.name = place.table;
     job.target = place.target;

@@ -60,6 +60,9 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   const std::string key = TableKey(source.database, source.name);
   const Placement place = set_.PlaceFor(source.database, source.name);
   const clickhouse::DdlTarget& target = place.target;
+  // A table shared with other sources (pipe/fan_in.h) is copied into itself: this source's rows are
+  // removed first, and its copy and its stream rows go to the shared table, where nothing is swapped.
+  const bool shared = set_.MappingFor(source.database, source.name).Shared();
   if (!table.rebuild) table.rebuild = std::make_unique<Rebuilder>();
   Rebuilder& rebuild = *table.rebuild;
   rebuild.stop = false;
@@ -82,7 +85,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
     rebuild.state = RebuildState{};
     rebuild.state.database = source.database;
     rebuild.state.table = source.name;
-    rebuild.state.temp_table = place.table + std::string(kRebuildSuffix);
+    rebuild.state.temp_table = shared ? place.table : place.table + std::string(kRebuildSuffix);
     rebuild.state.progress = {source.database, source.name, TableSnapshot::State::kPending, "", 0,
                               std::nullopt};
     rebuild.state.position = position;
@@ -93,6 +96,11 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
       return Error(ErrorKind::kInternal, "rebuild of " + key + ": the table is not tracked");
     const DestinationTable carried = table.dest;
     table.dest = set_.FreshDestination(*tracked, carried.excluded);
+    if (shared) {
+      // Its rows written so far go out before they are removed.
+      CHSYNC_RETURN_IF_ERROR(applier_.FlushAll());
+      CHSYNC_RETURN_IF_ERROR(applier_.flusher()->Drain());
+    }
     CHSYNC_RETURN_IF_ERROR(
         set_.CreateDestination(*tracked, /*replace=*/true, rebuild.state.temp_table, &carried));
     log::Info("rebuild of {} started at {} ({}): copying it into {}.{}", key, position, reason,
@@ -105,6 +113,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   job.writer_schema = WriterSchema(table.dest);
   job.writer_schema.name = rebuild.state.temp_table;
   job.where = set_.MappingFor(source.database, source.name).where;
+  job.writer_options = table.shared;
   job.target = target;
   job.progress = rebuild.state.progress;
   // The estimate behind the progress lines (information_schema's TABLE_ROWS), and the row size
@@ -145,8 +154,9 @@ Status Pipe::CancelRebuild(TableState& table) {
   table.rebuild->Stop();
   std::string temp = table.rebuild->state.temp_table;
   table.rebuild.reset();
-  CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(
-      set_.PlaceFor(table.dest.source.database, table.dest.source.name).target, temp));
+  const Placement place = set_.PlaceFor(table.dest.source.database, table.dest.source.name);
+  // A shared table is its own copy: it stays (the next copy removes this source's rows again).
+  if (temp != place.table) CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(place.target, temp));
   return RebuildWriter(table);
 }
 
@@ -195,8 +205,7 @@ Status Pipe::PollRebuilds(bool wait) {
       std::lock_guard<std::mutex> lock(table->rebuild->mutex);
       state = table->rebuild->state;
     }
-    {
-      const Placement place = set_.PlaceFor(state.database, state.table);
+    if (const Placement place = set_.PlaceFor(state.database, state.table); state.temp_table != place.table) {
       CHSYNC_RETURN_IF_ERROR(destination_.SwapIn(place.target, place.table, state.temp_table,
                                                  place.table + std::string(kReplacedSuffix)));
     }

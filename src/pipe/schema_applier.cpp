@@ -13,9 +13,11 @@
 #include "common/log.h"
 #include "metrics/pipe_metrics.h"
 #include "mysql/binlog_stream.h"
+#include "pipe/fan_in.h"
 #include "pipe/history.h"
 #include "pipe/names.h"
 #include "policy/ddl_policy.h"
+#include "position/row_version.h"
 #include "schema/parser.h"
 
 namespace chsync::pipe {
@@ -121,7 +123,7 @@ Status SchemaApplier::Apply(const StatementAt& at, const schema::ApplyResult& ap
     const bool leftover = set.IsMigrationLeftover(name.database, name.name);
     if (table == nullptr && was_dropped == set.dropped().end() &&
         !(created && set.ShouldReplicate(name.database, name.name))) {
-      if (dropping && leftover) {
+      if (dropping && leftover && !set.MappingFor(name.database, name.name).Shared()) {
         // A migration tool's table that ClickHouse may hold (renamed out of the replication).
         const TableSet::Placement place = set.PlaceFor(name.database, name.name);
         Status s = destination.DropDestination(place.target, place.table);
@@ -148,6 +150,10 @@ Status SchemaApplier::Apply(const StatementAt& at, const schema::ApplyResult& ap
     context.statement = statement;
     context.strict_mode = at.strict_mode;
     context.migration_leftover = dropping && leftover;
+    if (context.mapping.Shared()) {
+      CHSYNC_RETURN_IF_ERROR(ApplyShared(at, changes, key, table, context));
+      continue;
+    }
     const bool rebuilding = table != nullptr && table->rebuild != nullptr;
     Result<TablePlan> planned = PlanTableChanges(changes, before, after, context);
     if (!planned.ok()) {
@@ -234,6 +240,111 @@ Status SchemaApplier::Apply(const StatementAt& at, const schema::ApplyResult& ap
   return Status::Ok();
 }
 
+Status SchemaApplier::ApplyShared(const StatementAt& at, const std::vector<schema::SchemaChange>& changes,
+                                  const std::string& key, TableState* table, const PolicyContext& context) {
+  using Kind = schema::SchemaChange::Kind;
+  TableSet& set = parts_.set;
+  const binlog::Event& event = at.event;
+  const std::string position = Coordinate(event.file, event.position);
+  const schema::TableName& name = changes.front().table;
+  const EffectiveMapping& mapping = context.mapping;
+  const std::string shared = context.target.database + "." + mapping.dest_table;
+  auto has = [&](Kind kind) {
+    return std::any_of(changes.begin(), changes.end(),
+                       [&](const schema::SchemaChange& c) { return c.kind == kind; });
+  };
+  // The statement's version: above every row before it, below every row after it (row_version.h).
+  auto version = [&]() -> Result<uint64_t> {
+    CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, parts_.versions->Sequence(event.file, at.sequence_base));
+    return RowVersion({sequence, event.position + parts_.versions->shift()});
+  };
+  std::vector<std::string> lines;
+  if (has(Kind::kTableDropped)) {
+    if (table != nullptr) {
+      CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*table));
+      set.dropped()[key] = table->dest;
+      set.tables().erase(key);
+    }
+    parts_.holds.Unparked(key);
+    std::erase_if(parts_.checkpoint.snapshot, [&](const TableSnapshot& s) {
+      return s.database == name.database && s.table == name.name;
+    });
+    lines.push_back(fmt::format("DROP TABLE {}: the shared table {} keeps its rows ({} = '{}')", key, shared,
+                                mapping.source_column, mapping.source_value));
+    parts_.history.Record(key, context.target.database, position, at.text, lines, "kept");
+    return Status::Ok();
+  }
+  const schema::TableSchema* after = parts_.tracker.Find(name.database, name.name);
+  if (after == nullptr) return Status::Ok();
+  const bool created = has(Kind::kTableCreated);
+  if (table == nullptr) {
+    if (!created && !set.dropped().contains(key)) return Status::Ok();
+    auto state = std::make_unique<TableState>();
+    table = state.get();
+    set.tables()[key] = std::move(state);
+    set.dropped().erase(key);
+    std::erase_if(parts_.checkpoint.snapshot, [&](const TableSnapshot& s) {
+      return s.database == name.database && s.table == name.name;
+    });
+    parts_.checkpoint.snapshot.push_back(
+        {name.database, name.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+  }
+  table->dest = parts_.set.FreshDestination(*after, table->dest.excluded);
+  Status done = Status::Ok();
+  if (has(Kind::kKeysChanged)) {
+    done = Error(ErrorKind::kUnsupported,
+                 fmt::format("its key changed, and the shared table {} is sorted by ({}, the key its sources "
+                             "had): give the table another dest in table_options, then resync it",
+                             shared, mapping.source_column));
+  } else if (has(Kind::kPartitionDataChanged)) {
+    done = host_.StartRebuild(*table, position, "a partition statement changed its rows", /*resume=*/false);
+    lines.push_back(fmt::format("{}: this source's rows of {} are copied again", key, shared));
+  } else {
+    // A table created anew (not an online migration's shadow, whose rows are the base's) or
+    // truncated: its earlier rows in the shared table go.
+    const bool shadow = !MigrationBase(name.name, {"gho", "new"}).empty();
+    if ((has(Kind::kTableTruncated) && mapping.deletes != DeleteMode::kIgnore) || (created && !shadow)) {
+      auto at_version = version();
+      done = at_version.ok() ? DeleteSourceRows(parts_.destination, context.target, mapping.dest_table,
+                                                mapping, *at_version)
+                             : Status(std::move(at_version).error());
+      lines.push_back(fmt::format("{}: its rows in the shared table {} are deleted ({} = '{}')", key, shared,
+                                  mapping.source_column, mapping.source_value));
+    }
+    if (done.ok()) done = host_.RebuildWriter(*table);
+    if (done.ok() && has(Kind::kColumnModified)) {
+      lines.push_back(fmt::format("{}: the shared table {} holds its columns", key, shared));
+      // A column widened for this source changes what the others' writers must send.
+      std::map<std::string, std::string> now;  // ClickHouse column → its type, as just read
+      for (size_t i = 0; i < table->shared.types.size() && i < table->writer->names().size(); ++i) {
+        if (table->shared.types[i]) now[table->writer->names()[i]] = table->shared.types[i]->type;
+      }
+      auto stale = [&](const TableState& other) {
+        for (size_t i = 0; i < other.shared.types.size() && i < other.writer->names().size(); ++i) {
+          auto it = now.find(other.writer->names()[i]);
+          if (other.shared.types[i] && it != now.end() && it->second != other.shared.types[i]->type)
+            return true;
+        }
+        return false;
+      };
+      for (auto& [other, state] : set.tables()) {
+        if (other == key || state->held || !state->writer) continue;
+        if (set.PlaceFor(state->dest.source.database, state->dest.source.name).Qualified() != shared)
+          continue;
+        if (!stale(*state)) continue;
+        if (Status s = host_.RebuildWriter(*state); !s.ok())
+          CHSYNC_RETURN_IF_ERROR(host_.ParkTable(*state, other, s.error(), at.text, position));
+      }
+    }
+  }
+  if (!done.ok()) {
+    Metrics().NoteSchemaChange(SchemaChangeKind(at.text), "failed");
+    return host_.ParkTable(*table, key, done.error(), at.text, position);
+  }
+  parts_.history.Record(key, context.target.database, position, at.text, lines, "propagated");
+  return Status::Ok();
+}
+
 Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<schema::SchemaChange>& changes) {
   TableSet& set = parts_.set;
   Checkpoint& checkpoint = parts_.checkpoint;
@@ -262,6 +373,78 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
     const bool replicate_to = set.ShouldReplicate(to.database, to.name);
     auto it = set.tables().find(from_key);
     std::vector<std::string> lines;
+    const EffectiveMapping from_mapping = set.MappingFor(from.database, from.name);
+    const EffectiveMapping to_mapping = set.MappingFor(to.database, to.name);
+    if (from_mapping.Shared() || (replicate_to && to_mapping.Shared())) {
+      // A shared table (pipe/fan_in.h) is never renamed: only which source table feeds it changes.
+      const schema::TableSchema* schema = parts_.tracker.Find(to.database, to.name);
+      if (it != set.tables().end() && replicate_to && schema != nullptr && to_mapping.Shared() &&
+          from_place.Qualified() == to_place.Qualified() &&
+          from_mapping.source_value == to_mapping.source_value) {
+        // An online migration's swap (`_t_gho` → `t`): the same rows under the same source.
+        std::unique_ptr<TableState> state = std::move(it->second);
+        set.tables().erase(it);
+        parts_.holds.Unparked(from_key);
+        CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*state));
+        state->dest = set.FreshDestination(*schema, state->dest.excluded);
+        state->stream_from.reset();
+        std::erase_if(checkpoint.snapshot, [&](const TableSnapshot& s) {
+          return (s.database == from.database && s.table == from.name) ||
+                 (s.database == to.database && s.table == to.name);
+        });
+        checkpoint.snapshot.push_back(
+            {to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+        TableState& moved = *state;
+        set.tables()[to_key] = std::move(state);
+        set.dropped().erase(to_key);
+        set.dropped().erase(from_key);
+        if (moved.held) {
+          moved.held->table = to_key;
+        } else {
+          CHSYNC_RETURN_IF_ERROR(host_.RebuildWriter(moved));
+        }
+        lines.push_back(fmt::format("RENAME TABLE {} TO {}: {} now feeds the shared table {}", from_key,
+                                    to_key, to_key, to_place.Qualified()));
+        parts_.history.Record(to_key, to_target.database, position, statement, lines, "propagated");
+        continue;
+      }
+      if (it != set.tables().end()) {
+        // The old name's rows stay where they are (as for a DROP TABLE).
+        std::unique_ptr<TableState> state = std::move(it->second);
+        set.tables().erase(it);
+        parts_.holds.Unparked(from_key);
+        CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*state));
+        set.dropped()[from_key] = state->dest;
+        std::erase_if(checkpoint.snapshot, [&](const TableSnapshot& s) {
+          return s.database == from.database && s.table == from.name;
+        });
+      }
+      if (!replicate_to || schema == nullptr) continue;
+      // The new name's rows are copied (into the shared table: its source's rows are replaced).
+      if (!to_mapping.Shared()) {
+        CHSYNC_RETURN_IF_ERROR(set.CheckPlaceFree(to.database, to.name));
+        CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, parts_.versions->Sequence(event.file, at.sequence_base));
+        CHSYNC_RETURN_IF_ERROR(parts_.destination.RunStepOnce(
+            DdlStep{std::string(event.file), event.position, fmt::format("{}/room", index)}, [&] {
+              return parts_.destination.MakeRoom(to_target, to_place.table,
+                                                 fmt::format("{}_{}", sequence, event.position));
+            }));
+      }
+      auto fresh = std::make_unique<TableState>();
+      fresh->dest = set.FreshDestination(*schema);
+      TableState& added = *fresh;
+      set.tables()[to_key] = std::move(fresh);
+      set.dropped().erase(to_key);
+      std::erase_if(checkpoint.snapshot,
+                    [&](const TableSnapshot& s) { return s.database == to.database && s.table == to.name; });
+      checkpoint.snapshot.push_back({to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+      CHSYNC_RETURN_IF_ERROR(
+          host_.StartRebuild(added, position, "renamed from " + from_key, /*resume=*/false));
+      lines.push_back(fmt::format("RENAME TABLE {} TO {}: {} is copied into {}", from_key, to_key, to_key,
+                                  to_place.Qualified()));
+      parts_.history.Record(to_key, to_target.database, position, statement, lines, "rebuilt");
+      continue;
+    }
     if (it != set.tables().end()) {
       PolicyContext context = set.ContextFor(from.database, from.name, !parts_.source.full_metadata());
       if (context.policy.rename_table == SchemaPolicy::RenameTable::kFail) {

@@ -81,6 +81,11 @@ class SchemaApplier {
  private:
   /// The kTableRenamed changes of a statement, in order: ClickHouse tables renamed along.
   Status ApplyRenames(const StatementAt& statement, const std::vector<schema::SchemaChange>& changes);
+  /// The changes of one source table of a shared ClickHouse table (table_options' source_column,
+  /// pipe/fan_in.h): the shared table gains what the source brings and loses nothing; a DROP TABLE
+  /// keeps the source's rows, a TRUNCATE (or a table created anew) deletes them alone.
+  Status ApplyShared(const StatementAt& at, const std::vector<schema::SchemaChange>& changes,
+                     const std::string& key, TableState* table, const PolicyContext& context);
   /// Whether `table` was copied again from a point after `event` (its copy holds the change).
   static bool CopiedAfter(const TableState& table, const binlog::Event& event);
 

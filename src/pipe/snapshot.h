@@ -10,6 +10,7 @@
 #include "clickhouse/capabilities.h"
 #include "clickhouse/connection.h"
 #include "clickhouse/ddl.h"
+#include "clickhouse/table_writer.h"
 #include "common/result.h"
 #include "mysql/connection.h"
 #include "schema/table_schema.h"
@@ -27,6 +28,8 @@ struct SnapshotJob {
   schema::TableSchema writer_schema;
   /// Destination database (the table has the source table's name).
   clickhouse::DdlTarget target;
+  /// A table shared with other sources: the writer's source value and types (pipe/fan_in.h).
+  clickhouse::WriterOptions writer_options;
   /// Where the copy is (from the checkpoint): kDone jobs are skipped, kCopying ones continue
   /// after last_key.
   TableSnapshot progress;

@@ -9,15 +9,13 @@
 #include "clickhouse/ddl.h"
 #include "clickhouse/sql_quoting.h"
 #include "common/log.h"
+#include "pipe/fan_in.h"
 #include "pipe/names.h"
 #include "policy/adopt.h"
 #include "schema/tracker.h"
 
 namespace chsync::pipe {
 
-namespace {
-
-/// `name` as `_…_<base>_<suffix>` with suffix one of `suffixes`: the base table's name, or "".
 std::string MigrationBase(std::string_view name, std::initializer_list<std::string_view> suffixes) {
   if (name.size() < 3 || name.front() != '_') return "";
   size_t begin = name.find_first_not_of('_');
@@ -30,8 +28,6 @@ std::string MigrationBase(std::string_view name, std::initializer_list<std::stri
   }
   return "";
 }
-
-}  // namespace
 
 Status TableSet::Configure() {
   auto selection = Selection::Make(config_.tables, {});
@@ -61,8 +57,10 @@ Status TableSet::CheckPlaceFree(std::string_view database, std::string_view tabl
                                 std::string_view moving) const {
   const Placement place = PlaceFor(database, table);
   const std::string key = TableKey(database, table);
+  const bool shared = MappingFor(database, table).Shared();
   for (const auto& [other, state] : tables_) {
     if (other == key || other == moving) continue;
+    if (shared && MappingFor(state->dest.source.database, state->dest.source.name).Shared()) continue;
     const Placement theirs = PlaceFor(state->dest.source.database, state->dest.source.name);
     if (theirs.target.database == place.target.database && theirs.table == place.table) {
       return Error(ErrorKind::kConfig,
@@ -139,6 +137,15 @@ Status TableSet::CreateDestination(const schema::TableSchema& tracked, bool repl
                      carried != nullptr ? carried->excluded : std::vector<std::string>{})
           .source;
   table.name = name.empty() ? mapping.dest_table : name;
+  if (mapping.Shared()) {
+    // One table for many sources: never replaced; emptied of this source's rows alone.
+    schema::TableSchema layout =
+        WriterSchema(NewDestination(tracked, destination_.caps(), mapping,
+                                    carried != nullptr ? carried->excluded : std::vector<std::string>{}));
+    auto ensured = EnsureShared(destination_, target, mapping.dest_table, layout, mapping);
+    if (!ensured.ok()) return std::move(ensured).error();
+    return replace ? ClearSourceRows(destination_, target, mapping.dest_table, mapping) : Status::Ok();
+  }
   if (!mapping.IsDefault()) {
     for (const std::string& line : mapping.Describe())
       log::Info("creating {}: {}", table.QualifiedName(), line);
@@ -171,17 +178,25 @@ Status TableSet::CreateDestination(const schema::TableSchema& tracked, bool repl
 EffectiveMapping TableSet::MappingFor(std::string_view database, std::string_view table) const {
   const PipeConfig& config = config_;
   const std::string base = MigrationBase(table, {"gho", "ghc", "del", "old", "new"});
-  if (base.empty() || !(tables_.contains(TableKey(database, base)) || selection_.Matches(database, base)))
-    return config.mappings.For(database, table, config.dest_database);
+  if (base.empty() || !(tables_.contains(TableKey(database, base)) || selection_.Matches(database, base))) {
+    EffectiveMapping m = config.mappings.For(database, table, config.dest_database);
+    if (!config.source_name.empty()) m.source_value = config.source_name + "/" + m.source_value;
+    return m;
+  }
   // A table an online schema migration tool made for a replicated table (its shadow, the old table it
   // renames away) takes the base table's options, so that excluded columns never reach ClickHouse
   // through the shadow and the swap brings ORDER BY, renames and codecs along; its ClickHouse name is
   // made from the base's as the tool made its own (`_orders_v2_gho` for `_orders_gho`).
   EffectiveMapping m = config.mappings.For(database, base, config.dest_database);
+  if (!config.source_name.empty()) m.source_value = config.source_name + "/" + m.source_value;
   const size_t begin = table.find_first_not_of('_');
   m.source_table = std::string(table);
-  m.dest_table =
-      std::string(table.substr(0, begin)) + m.dest_table + std::string(table.substr(begin + base.size()));
+  // A shared table's migration writes into the shared table itself, under the base's source (the
+  // shadow's rows are the base's rows), and its swap only moves which source table feeds it.
+  if (!m.Shared()) {
+    m.dest_table =
+        std::string(table.substr(0, begin)) + m.dest_table + std::string(table.substr(begin + base.size()));
+  }
   // The migration may drop or rename a column the base's entries name: not an error in its copy.
   for (NamedColumn& n : m.excluded) n.exact = false;
   for (auto& [n, to] : m.renamed) n.exact = false;

@@ -7,6 +7,7 @@
 // ClickHouse table, or adopts the user's; the statements go through the Destination.
 
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
@@ -28,6 +29,10 @@
 #include "state/checkpoint.h"
 
 namespace chsync::pipe {
+
+/// `name` as `_…_<base>_<suffix>` (an online schema migration tool's table) with suffix one of
+/// `suffixes` ("gho", "new", …): the base table's name, or "".
+std::string MigrationBase(std::string_view name, std::initializer_list<std::string_view> suffixes);
 
 class TableSet {
  public:

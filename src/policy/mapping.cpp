@@ -437,11 +437,34 @@ Status MappingSet::Add(TableOptions options) {
                        "names a table of chsync's own ('" + *options.dest_table +
                            "': names starting with _chsync_ are chsync's); choose another name");
   }
-  if (options.dest_table && !options.Exact() && options.dest_table->find("{table}") == std::string::npos) {
+  if (options.dest_table && !options.Exact() && options.dest_table->find("{table}") == std::string::npos &&
+      !options.source_column) {
     return OptionError(options, "dest_table",
                        "would put every table matching '" + options.pattern +
                            "' into the one ClickHouse table '" + *options.dest_table +
-                           "': use {table} in it (e.g. {table}_v2), or give the option per table");
+                           "': use {table} in it (e.g. {table}_v2), give the option per table, or give "
+                           "source_column: _source to merge them into one table (docs/mapping.md, \"Many "
+                           "sources into one table\")");
+  }
+  if (options.source_column) {
+    const std::string& c = *options.source_column;
+    if (c.empty() || c.size() > 64 ||
+        c.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") !=
+            std::string::npos ||
+        (c[0] >= '0' && c[0] <= '9')) {
+      return OptionError(options, "source_column",
+                         "must be a column name of letters, digits and _ (e.g. _source), not '" + c + "'");
+    }
+    if (c.starts_with("_chsync_")) {
+      return OptionError(
+          options, "source_column",
+          "names a column of chsync's own ('" + c + "': names starting with _chsync_ are chsync's)");
+    }
+    if (options.history.value_or(false)) {
+      return OptionError(
+          options, "source_column",
+          "cannot be combined with history: true yet; give the shared table's sources no history");
+    }
   }
   for (const std::string& column : options.exclude_columns) {
     if (column.empty()) return OptionError(options, "exclude_columns", "has an empty column name");
@@ -580,7 +603,9 @@ EffectiveMapping MappingSet::For(std::string_view database, std::string_view tab
       m.where = *e.where;
       m.where_origin = e.origin;
     }
+    if (e.source_column) m.source_column = *e.source_column;
   }
+  m.source_value = std::string(database);
   const std::string fallback_database =
       default_dest_database.empty() ? std::string(database) : std::string(default_dest_database);
   if (!dest_database || !Substitute(*dest_database, database, table, m.dest_database)) {
@@ -603,6 +628,19 @@ Status MappingSet::CheckDestinations(const std::vector<std::pair<std::string, st
     auto [it, inserted] =
         seen.emplace(std::pair{m.dest_database, m.dest_table}, fmt::format("{}.{}", database, table));
     if (!inserted) {
+      // Shared tables: every source of one ClickHouse table names the same source_column.
+      size_t dot = it->second.find('.');
+      EffectiveMapping other =
+          For(it->second.substr(0, dot), it->second.substr(dot + 1), default_dest_database);
+      if (m.Shared() && other.source_column == m.source_column) continue;
+      if (m.Shared() || other.Shared()) {
+        return Error(ErrorKind::kConfig,
+                     fmt::format("tables {} and {}.{} both go into the ClickHouse table {}.{} but their "
+                                 "table_options give different source_column ('{}' and '{}'): give every "
+                                 "table of a shared ClickHouse table the same source_column",
+                                 it->second, database, table, m.dest_database, m.dest_table,
+                                 other.source_column, m.source_column));
+      }
       return Error(
           ErrorKind::kConfig,
           fmt::format("tables {} and {}.{} would both be replicated into the ClickHouse table {}.{}: give "
@@ -646,6 +684,7 @@ std::vector<std::string> MappingSet::Describe() const {
     if (e.deletes) parts.push_back(*e.deletes == DeleteMode::kIgnore ? "deletes ignore" : "deletes soft");
     if (e.history) parts.push_back(*e.history ? "history" : "no history");
     if (e.where) parts.push_back("where " + *e.where);
+    if (e.source_column) parts.push_back("source_column " + *e.source_column);
     lines.push_back(e.pattern + " (" + e.origin + "): " + (parts.empty() ? "nothing" : Joined(parts, "; ")));
   }
   return lines;
@@ -707,6 +746,7 @@ clickhouse::CreateOptions EffectiveMapping::CreateOptions() const {
   out.partition_by = partition_by;
   out.ttl = ttl;
   out.settings = settings;
+  out.source_column = source_column;
   return out;
 }
 
@@ -774,6 +814,7 @@ std::string EffectiveMapping::Summary() const {
   if (deletes == DeleteMode::kIgnore) parts.emplace_back("deletes: ignore (append-only)");
   if (history) parts.push_back("history: " + dest_database + "." + dest_table + "_history");
   if (!where.empty()) parts.push_back("WHERE " + where);
+  if (Shared()) parts.push_back("shared: " + source_column + " = '" + source_value + "'");
   return Joined(parts, "; ");
 }
 
@@ -959,6 +1000,12 @@ Status Validate(const EffectiveMapping& m, const schema::TableSchema& source) {
                                    n.name, Where(n.origin)));
     return true;
   };
+  if (m.Shared() && m.history) {
+    problems.push_back(
+        fmt::format("{} has source_column and history: true: a shared table has no history "
+                    "table yet; drop one of them",
+                    table));
+  }
   const clickhouse::SortingKey key = clickhouse::ChooseSortingKey(source);
   for (const NamedColumn& n : m.excluded) {
     if (missing(n, "exclude_columns")) continue;

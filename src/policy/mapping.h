@@ -62,6 +62,9 @@ struct TableOptions {
   std::optional<bool> history;
   /// A row filter (`where:`, a MySQL expression over the source's columns; src/policy/row_filter.h).
   std::optional<std::string> where;
+  /// Many source tables into one ClickHouse table (docs/mapping.md, "Many sources into one
+  /// table"): the name of the column that holds each row's source.
+  std::optional<std::string> source_column;
 
   /// True when the pattern names one table (no `*` or `?`).
   bool Exact() const;
@@ -113,8 +116,17 @@ struct EffectiveMapping {
   /// The row filter in force (the last entry's `where:`; empty: every row), and where it was given.
   std::string where;
   std::string where_origin;
+  /// `source_column:` (last entry given wins): the ClickHouse table may hold the rows of several
+  /// source tables, each row's source in this column (first of its ORDER BY); empty: one source.
+  std::string source_column;
+  /// What this table's rows hold in source_column: the source database's name, or with the pipe's
+  /// source_name "NAME/database" (set by the pipe: TableSet::MappingFor).
+  std::string source_value;
   /// The entries that apply, as "PATTERN (ORIGIN)".
   std::vector<std::string> origins;
+
+  /// The ClickHouse table is shared by several source tables (source_column is set).
+  bool Shared() const { return !source_column.empty(); }
 
   /// The source column `column` is excluded: never selected by the snapshot, never written from
   /// the binlog, not created in ClickHouse; also a column of that name added later.

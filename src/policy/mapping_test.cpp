@@ -662,7 +662,9 @@ TEST(MappingTest, AddChecksWhatNeedsNoTable) {
        },
        "chsync.yaml:3: 'table_options.shop.*.dest_table' would put every table matching 'shop.*' into the "
        "one "
-       "ClickHouse table 'all_orders': use {table} in it (e.g. {table}_v2), or give the option per table"},
+       "ClickHouse table 'all_orders': use {table} in it (e.g. {table}_v2), give the option per table, or "
+       "give source_column: _source to merge them into one table (docs/mapping.md, \"Many sources into one "
+       "table\")"},
       {"placeholder", [](TableOptions& o) { o.dest_database = "{tabel}"; },
        "chsync.yaml:3: 'table_options.shop.orders.dest_database' may use {database} and {table}, nothing "
        "else in "
@@ -758,6 +760,42 @@ TEST(MappingTest, TwoTablesIntoOneDestinationAreRefused) {
   EXPECT_TRUE(set.CheckDestinations({{"shop", "orders"}, {"archive", "items"}}).ok());
   // --dest-database alone merges databases, and so can collide too.
   EXPECT_FALSE(MappingSet().CheckDestinations({{"a", "t"}, {"b", "t"}}, "one").ok());
+}
+
+TEST(MappingTest, TablesWithOneSourceColumnShareADestinationAndOthersMayNot) {
+  MappingSet set;
+  TableOptions tenants = Entry("tenant_*.users", 1);
+  tenants.dest_database = "analytics";
+  tenants.dest_table = "users";  // no {table}: allowed with source_column
+  tenants.source_column = "_source";
+  ASSERT_TRUE(set.Add(tenants).ok());
+  EXPECT_TRUE(
+      set.CheckDestinations({{"tenant_1", "users"}, {"tenant_2", "users"}, {"tenant_2", "orders"}}).ok());
+  EffectiveMapping m = set.For("tenant_7", "users");
+  EXPECT_TRUE(m.Shared());
+  EXPECT_EQ(m.source_column, "_source");
+  EXPECT_EQ(m.source_value, "tenant_7");
+  EXPECT_EQ(m.CreateOptions().source_column, "_source");
+  EXPECT_NE(m.Summary().find("shared: _source = 'tenant_7'"), std::string::npos) << m.Summary();
+
+  // A table without source_column may not land in a shared table.
+  TableOptions lone = Entry("legacy.users", 2);
+  lone.dest_database = "analytics";
+  lone.dest_table = "users";
+  ASSERT_TRUE(set.Add(lone).ok());
+  Status s = set.CheckDestinations({{"tenant_1", "users"}, {"legacy", "users"}});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("different source_column"), std::string::npos) << s.error().message();
+
+  for (const char* bad : {"", "1x", "a-b", "_chsync_src"}) {
+    TableOptions o = Entry("t_*.u", 3);
+    o.source_column = bad;
+    EXPECT_FALSE(MappingSet().Add(o).ok()) << bad;
+  }
+  TableOptions with_history = Entry("t_*.u", 3);
+  with_history.source_column = "_source";
+  with_history.history = true;
+  EXPECT_FALSE(MappingSet().Add(with_history).ok());
 }
 
 TEST(MappingTest, LowCardinalityOnlyForStringColumns) {

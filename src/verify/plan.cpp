@@ -77,6 +77,12 @@ Result<TablePlan> PlanTable(const schema::TableSchema& table, const ColumnMappin
   }
   plan.dest_table =
       clickhouse::QuoteIdentifier(dest_database) + "." + clickhouse::QuoteIdentifier(dest_table);
+  if (!mapping.source_column.empty()) {
+    plan.dest_filter = clickhouse::QuoteIdentifier(mapping.source_column) + " = " +
+                       clickhouse::QuoteString(mapping.source_value);
+    plan.notes.push_back("rows: those of the shared table whose " + mapping.source_column + " is '" +
+                         mapping.source_value + "'");
+  }
   std::vector<std::string> excluded;
   for (const std::string& e : mapping.excluded) excluded.push_back(Lower(e));
   std::map<std::string, std::string> renamed;
@@ -168,7 +174,17 @@ std::string SourceChunkCondition(const TablePlan& plan, const Chunk& chunk) {
          ") = " + std::to_string(chunk.bucket);
 }
 
+namespace {
+std::string DestChunkRange(const TablePlan& plan, const Chunk& chunk);
+}  // namespace
+
 std::string DestChunkCondition(const TablePlan& plan, const Chunk& chunk) {
+  if (plan.dest_filter.empty()) return DestChunkRange(plan, chunk);
+  return "(" + plan.dest_filter + ") AND (" + DestChunkRange(plan, chunk) + ")";
+}
+
+namespace {
+std::string DestChunkRange(const TablePlan& plan, const Chunk& chunk) {
   if (plan.ranged) {
     std::string out;
     if (chunk.lo && IsInteger(*chunk.lo)) out += plan.range_dest_column + " >= " + *chunk.lo;
@@ -180,6 +196,7 @@ std::string DestChunkCondition(const TablePlan& plan, const Chunk& chunk) {
   return "(" + DestHash64(plan.dest_key_text) + " % " + std::to_string(chunk.buckets) +
          ") = " + std::to_string(chunk.bucket);
 }
+}  // namespace
 
 std::string SourceNextBoundarySql(const TablePlan& plan, const std::optional<std::string>& lo,
                                   uint64_t rows) {

@@ -33,6 +33,10 @@ struct ColumnMapping {
   /// The table's row filter (table_options' where:, MySQL text), or empty: the source side reads
   /// only the rows it holds for.
   std::string where;
+  /// A ClickHouse table shared by several sources (table_options' source_column): the column and
+  /// this source's value in it; only those rows are compared. Empty: the whole table.
+  std::string source_column;
+  std::string source_value;
 };
 
 /// Everything asked about one table.
@@ -42,7 +46,10 @@ struct TablePlan {
   /// Quoted for MySQL: `db`.`t`; with a row filter, the derived table of its rows
   /// ((SELECT * FROM `db`.`t` WHERE (filter)) _chsync_vf).
   std::string source_table;
-  std::string dest_table;            ///< quoted for ClickHouse
+  std::string dest_table;  ///< quoted for ClickHouse
+  /// A ClickHouse condition every question to the destination carries (a shared table: this
+  /// source's rows); empty: none.
+  std::string dest_filter;
   std::vector<ColumnCanon> columns;  ///< compared columns, in source order
   std::vector<size_t> key;           ///< indexes into `columns` of the sorting key, in key order
   bool full_row = false;             ///< no key: the whole row is the key

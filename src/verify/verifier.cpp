@@ -568,6 +568,11 @@ Result<VerifyResult> Verify(mysql::Connection& source, clickhouse::Connection& d
       for (const auto& e : m.excluded) mapping.excluded.push_back(e.name);
       for (const auto& [from, to] : m.renamed) mapping.renamed[from.name] = to;
       mapping.where = m.where;
+      if (m.Shared()) {
+        mapping.source_column = m.source_column;
+        mapping.source_value =
+            options.source_name.empty() ? m.source_value : options.source_name + "/" + m.source_value;
+      }
     }
     if (checkpoint) {
       for (const pipe::DestinationState& d : checkpoint->destinations) {

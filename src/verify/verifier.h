@@ -26,6 +26,8 @@ struct VerifyOptions {
   std::string tables;         ///< --tables patterns; empty: every non-system table
   std::string dest_database;  ///< empty: named like each source database
   std::string state;          ///< the pipe's state directory; empty: no lag handling, no checkpoint mapping
+  /// The pipe's source_name: the value a shared table's source_column holds is "NAME/database".
+  std::string source_name;
   const pipe::MappingSet* mappings = nullptr;  ///< table_options of the pipe's configuration, if given
   /// The pipe's datetime_fallback is `string`: on a server without DateTime64, DATETIME/TIMESTAMP
   /// with a fraction are kept as text (clickhouse::Capabilities::datetime_fallback_text).

@@ -1,0 +1,252 @@
+// Many source tables into one ClickHouse table (fan_in.h).
+
+#include "pipe/fan_in.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "clickhouse/merged_type.h"
+#include "clickhouse/sql_quoting.h"
+#include "common/log.h"
+
+namespace chsync::pipe {
+namespace {
+
+using clickhouse::QualifiedName;
+using clickhouse::QuoteIdentifier;
+using clickhouse::QuoteString;
+
+struct StoredColumn {
+  std::string name;
+  std::string type;
+  std::string default_kind;
+  std::string default_expression;
+};
+
+std::string OnCluster(const clickhouse::DdlTarget& target) {
+  return target.cluster.empty() ? "" : " ON CLUSTER " + QuoteIdentifier(target.cluster);
+}
+
+/// The columns of the shared table as ClickHouse has them now (none: no such table).
+Result<std::vector<StoredColumn>> ReadColumns(Destination& destination, const clickhouse::DdlTarget& target,
+                                              std::string_view name) {
+  CHSYNC_ASSIGN_OR_RETURN(
+      std::string text,
+      destination.connection().Query(
+          "SELECT name, type, default_kind, default_expression FROM system.columns WHERE database = " +
+              QuoteString(target.StorageDatabase()) + " AND table = " + QuoteString(name),
+          "TabSeparatedRaw"));
+  std::vector<StoredColumn> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string_view line(text.data() + start, end - start);
+    start = end + 1;
+    if (line.empty()) continue;
+    std::vector<std::string> fields;
+    size_t from = 0;
+    while (true) {
+      size_t tab = line.find('\t', from);
+      fields.emplace_back(
+          line.substr(from, tab == std::string_view::npos ? std::string_view::npos : tab - from));
+      if (tab == std::string_view::npos) break;
+      from = tab + 1;
+    }
+    if (fields.size() < 4) continue;
+    out.push_back({fields[0], fields[1], fields[2], fields[3]});
+  }
+  return out;
+}
+
+const StoredColumn* Find(const std::vector<StoredColumn>& columns, std::string_view name) {
+  for (const StoredColumn& c : columns) {
+    if (c.name == name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const clickhouse::DdlTarget& target,
+                                               std::string_view name, const schema::TableSchema& layout,
+                                               const EffectiveMapping& mapping) {
+  const clickhouse::Capabilities& caps = destination.caps();
+  const std::string table = QualifiedName(target.StorageDatabase(), name);
+  if (target.sharded) {
+    return Error(ErrorKind::kConfig,
+                 fmt::format("{}.{}: table_options' source_column (a table shared by several sources) is not "
+                             "supported on a sharded cluster yet; replicate these tables separately there",
+                             mapping.source_database, mapping.source_table));
+  }
+  clickhouse::CreateOptions options = mapping.CreateOptions();
+  options.table = std::string(name);
+  options.column_names.clear();  // `layout` has the ClickHouse names already
+  CHSYNC_ASSIGN_OR_RETURN(std::vector<StoredColumn> stored, ReadColumns(destination, target, name));
+  if (stored.empty()) {
+    CHSYNC_RETURN_IF_ERROR(destination.Ddl(clickhouse::CreateDatabase(target)));
+    schema::TableSchema create = layout;
+    create.name = std::string(name);
+    CHSYNC_ASSIGN_OR_RETURN(std::string sql, clickhouse::CreateTable(create, caps, target, options));
+    Status created = destination.Ddl(sql);
+    // Another pipe may have created it at the same moment: what counts is that it is there now.
+    CHSYNC_ASSIGN_OR_RETURN(stored, ReadColumns(destination, target, name));
+    if (stored.empty()) {
+      CHSYNC_RETURN_IF_ERROR(created);
+      return Error(ErrorKind::kServer,
+                   "the shared table " + table + " was created but ClickHouse does not list it");
+    }
+    if (created.ok())
+      log::Info("created the shared table {} (sources in column {})", table, mapping.source_column);
+  }
+  if (Find(stored, mapping.source_column) == nullptr) {
+    return Error(ErrorKind::kConfig,
+                 fmt::format("the ClickHouse table {} exists without the column {} that table_options' "
+                             "source_column names: it was not made by chsync for several sources; give "
+                             "the entry another dest, or drop the table",
+                             table, mapping.source_column));
+  }
+  clickhouse::WriterOptions writer;
+  writer.source_column = mapping.source_column;
+  writer.source_value = mapping.source_value;
+  writer.types.resize(layout.columns.size());
+  const std::string what = "the shared table " + table;
+  for (size_t i = 0; i < layout.columns.size(); ++i) {
+    const schema::Column& column = layout.columns[i];
+    CHSYNC_ASSIGN_OR_RETURN(clickhouse::MappedType mapped, clickhouse::MapColumn(column, caps));
+    mapped = clickhouse::SharedStorageType(mapped);
+    // Added, then merged: another pipe may add or widen it between our read and our ALTER.
+    for (int attempt = 0;; ++attempt) {
+      const StoredColumn* existing = Find(stored, column.name);
+      if (existing == nullptr) {
+        CHSYNC_ASSIGN_OR_RETURN(std::string add,
+                                clickhouse::AddColumn(name, column, "", caps, target, options));
+        Status added = destination.Ddl(add);
+        CHSYNC_ASSIGN_OR_RETURN(stored, ReadColumns(destination, target, name));
+        if (Find(stored, column.name) == nullptr) {
+          CHSYNC_RETURN_IF_ERROR(added);
+          return Error(
+              ErrorKind::kServer,
+              fmt::format("{}: column {} was added but ClickHouse does not list it", what, column.name));
+        }
+        if (added.ok()) log::Info("{}: added column {} for {}", what, column.name, mapping.source_value);
+        continue;
+      }
+      clickhouse::ColumnMerge merge = clickhouse::MergeColumn(existing->type, mapped, caps.decimal256);
+      if (merge.kind == clickhouse::ColumnMerge::Kind::kConflict) {
+        return Error(ErrorKind::kUnsupported,
+                     fmt::format("{}: column {} of source {}.{} ({}): {}. Give this source another dest "
+                                 "in table_options, or change the column at the source",
+                                 what, column.name, mapping.source_database, mapping.source_table,
+                                 mapping.source_value, merge.why));
+      }
+      if (merge.kind == clickhouse::ColumnMerge::Kind::kKeep) {
+        writer.types[i] = merge.write_as;
+        break;
+      }
+      if (attempt >= 3) {
+        return Error(ErrorKind::kServer,
+                     fmt::format("{}: column {} changed under every attempt to widen it to {}", what,
+                                 column.name, merge.type));
+      }
+      // ClickHouse 18.16 drops a column's DEFAULT on MODIFY: it is stated again.
+      std::string sql = "ALTER TABLE " + table + OnCluster(target) + " MODIFY COLUMN " +
+                        QuoteIdentifier(column.name) + " " + merge.type;
+      if (existing->default_kind == "DEFAULT" && !existing->default_expression.empty())
+        sql += " DEFAULT " + existing->default_expression;
+      Status widened = destination.Ddl(sql);
+      CHSYNC_ASSIGN_OR_RETURN(stored, ReadColumns(destination, target, name));
+      if (widened.ok()) {
+        log::Info("{}: column {} widened from {} to {} for {}", what, column.name, existing->type, merge.type,
+                  mapping.source_value);
+      }
+      // Merged again against what is there now (ours, or another pipe's wider type).
+    }
+  }
+  return writer;
+}
+
+std::function<Status(clickhouse::Connection&)> SharedTypesCheck(
+    const clickhouse::DdlTarget& target, const std::string& name, const std::vector<std::string>& names,
+    const std::vector<std::optional<clickhouse::MappedType>>& types) {
+  std::vector<std::pair<std::string, std::string>> expected;
+  for (size_t i = 0; i < types.size() && i < names.size(); ++i) {
+    if (types[i]) expected.emplace_back(names[i], types[i]->type);
+  }
+  const std::string sql =
+      "SELECT name, type FROM system.columns WHERE database = " + QuoteString(target.StorageDatabase()) +
+      " AND table = " + QuoteString(name);
+  const std::string table = QualifiedName(target.StorageDatabase(), name);
+  return [expected = std::move(expected), sql, table](clickhouse::Connection& connection) -> Status {
+    CHSYNC_ASSIGN_OR_RETURN(std::string text, connection.Query(sql, "TabSeparatedRaw"));
+    for (const auto& [column, type] : expected) {
+      const std::string line = column + "\t" + type + "\n";
+      if (text.starts_with(line) || text.find("\n" + line) != std::string::npos) continue;
+      return Error(ErrorKind::kNetwork,
+                   fmt::format("the shared table {} changed: its column {} is no longer {} (another pipe "
+                               "altered it); the rows are written again with its new type",
+                               table, column, type));
+    }
+    return Status::Ok();
+  };
+}
+
+Status DeleteSourceRows(Destination& destination, const clickhouse::DdlTarget& target, std::string_view name,
+                        const EffectiveMapping& mapping, uint64_t version) {
+  CHSYNC_ASSIGN_OR_RETURN(std::vector<StoredColumn> stored, ReadColumns(destination, target, name));
+  if (stored.empty()) return Status::Ok();
+  const std::string table = QualifiedName(target.StorageDatabase(), name);
+  std::string columns;
+  std::string values;
+  for (const StoredColumn& c : stored) {
+    if (c.name == clickhouse::kSyncedAtColumn || c.default_kind == "ALIAS" ||
+        c.default_kind == "MATERIALIZED")
+      continue;
+    if (!columns.empty()) {
+      columns += ", ";
+      values += ", ";
+    }
+    columns += QuoteIdentifier(c.name);
+    if (c.name == clickhouse::kVersionColumn) {
+      values += fmt::format("toUInt64({})", version);
+    } else if (c.name == clickhouse::kIsDeletedColumn) {
+      values += "toUInt8(1)";
+    } else {
+      values += QuoteIdentifier(c.name);
+    }
+  }
+  const std::string sql = fmt::format(
+      "INSERT INTO {} ({}) SELECT {} FROM {} FINAL WHERE {} = {} AND {} = 0 AND {} < {}", table, columns,
+      values, table, QuoteIdentifier(mapping.source_column), QuoteString(mapping.source_value),
+      QuoteIdentifier(clickhouse::kIsDeletedColumn), QuoteIdentifier(clickhouse::kVersionColumn), version);
+  return destination.connection().Execute(sql);
+}
+
+Status ClearSourceRows(Destination& destination, const clickhouse::DdlTarget& target, std::string_view name,
+                       const EffectiveMapping& mapping) {
+  const std::string table = QualifiedName(target.StorageDatabase(), name);
+  CHSYNC_ASSIGN_OR_RETURN(std::string rows,
+                          destination.connection().Query(fmt::format(
+                              "SELECT count() FROM {} WHERE {} = {}", table,
+                              QuoteIdentifier(mapping.source_column), QuoteString(mapping.source_value))));
+  if (rows.empty() || rows[0] == '0') return Status::Ok();  // nothing to remove: no mutation
+  CHSYNC_RETURN_IF_ERROR(destination.Ddl(
+      fmt::format("ALTER TABLE {}{} DELETE WHERE {} = {}", table, OnCluster(target),
+                  QuoteIdentifier(mapping.source_column), QuoteString(mapping.source_value))));
+  const std::string pending =
+      "SELECT count() FROM system.mutations WHERE database = " + QuoteString(target.StorageDatabase()) +
+      " AND table = " + QuoteString(name) + " AND is_done = 0";
+  for (int i = 0;; ++i) {
+    CHSYNC_ASSIGN_OR_RETURN(std::string count, destination.connection().Query(pending));
+    if (count.empty() || count[0] == '0') return Status::Ok();
+    if (i % 100 == 99)
+      log::Info("waiting for ClickHouse to remove the rows of {} from {}", mapping.source_value, table);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+}  // namespace chsync::pipe

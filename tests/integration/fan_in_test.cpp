@@ -1,0 +1,394 @@
+// Issue 36: many source tables into one ClickHouse table (docs/mapping.md, "Many sources into one
+// table"). 200 tenant databases with the same tables merge into one ClickHouse table per name, each
+// row saying its tenant in `_source`: the snapshot, a writer, a migration rolled out tenant by
+// tenant (ADD COLUMN … DEFAULT, a widening) while it writes, the same key deleted in one tenant and
+// updated in another, a TRUNCATE of one tenant's table, and `chsync verify` per source table.
+
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "pipe_compare.h"
+#include "pipe_harness.h"
+#include "test_env.h"
+
+namespace chsync {
+namespace {
+
+using testing::BackgroundProcess;
+using testing::CommandResult;
+using testing::Dest;
+using testing::PipeTest;
+using testing::WaitFor;
+
+constexpr int kServerIdBase = 36000000;
+constexpr int kTenants = 200;
+
+class FanInTest : public ::testing::TestWithParam<Dest> {
+ protected:
+  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "fanin", kServerIdBase); }
+  void TearDown() override {
+    if (run_) run_->SignalAndWait(SIGKILL, 10000);
+    for (int i = 1; i <= tenants_; ++i) (void)p_.conn().Execute("DROP DATABASE IF EXISTS " + Tenant(i));
+    p_.Cleanup();
+  }
+
+  std::string Tenant(int i) const { return p_.db() + "_t" + std::to_string(i); }
+
+  /// The configuration: every tenant's users and orders into <db>.users and <db>.orders.
+  std::vector<std::string> Config() {
+    const std::string path = testing::MakeTempDir("fanin-config") + "/chsync.yaml";
+    std::ofstream(path) << "table_options:\n"
+                        << "  \"" << p_.db() << "_t*.users\":\n    dest: " << p_.db()
+                        << ".users\n    source_column: _source\n"
+                        << "  \"" << p_.db() << "_t*.orders\":\n    dest: " << p_.db()
+                        << ".orders\n    source_column: _source\n";
+    config_ = path;
+    return {"--config", path};
+  }
+
+  std::vector<std::string> Args(bool until_caught_up) {
+    std::vector<std::string> extra = Config();
+    return p_.RunArgs(p_.db() + "_t*.*", until_caught_up, extra);
+  }
+
+  /// Each tenant's rows of `table` as the source has them and as the shared table has them.
+  struct Rows {
+    std::map<std::string, std::vector<std::string>> source;
+    std::map<std::string, std::vector<std::string>> dest;
+  };
+  Rows Read(const std::string& table, const std::string& mysql_row, const std::string& clickhouse_row) {
+    Rows rows;
+    for (int i = 1; i <= tenants_; ++i) {
+      auto& list = rows.source[Tenant(i)];
+      for (const auto& r :
+           p_.SourceQuery("SELECT " + mysql_row + " FROM " + Tenant(i) + "." + table + " ORDER BY id"))
+        list.push_back(r[0].value_or("NULL"));
+    }
+    for (const auto& r : p_.DestQuery("SELECT _source, " + clickhouse_row + " FROM " + p_.db() + "." + table +
+                                      " FINAL WHERE _chsync_is_deleted = 0 ORDER BY _source, id")) {
+      rows.dest[r[0].value_or("")].push_back(r[1].value_or("NULL"));
+    }
+    for (int i = 1; i <= tenants_; ++i) rows.dest[Tenant(i)];  // a tenant with no rows
+    return rows;
+  }
+
+  std::string UsersDiff() {
+    Rows r =
+        Read("users", "CONCAT_WS('|', id, name, CAST(balance * 10000 AS SIGNED), IFNULL(tier, 'none'))",
+             "concat(toString(id), '|', name, '|', toString(toInt64(balance * 10000)), '|', toString(tier))");
+    return Diff(r);
+  }
+  std::string OrdersDiff() {
+    Rows r = Read("orders", "CONCAT_WS('|', id, user_id, amount)",
+                  "concat(toString(id), '|', toString(user_id), '|', toString(amount))");
+    return Diff(r);
+  }
+  static std::string Diff(const Rows& r) {
+    for (const auto& [tenant, rows] : r.source) {
+      auto it = r.dest.find(tenant);
+      std::vector<std::string> dest = it == r.dest.end() ? std::vector<std::string>{} : it->second;
+      if (rows != dest) {
+        std::string out = tenant + ": source has " + std::to_string(rows.size()) + " rows, ClickHouse " +
+                          std::to_string(dest.size());
+        for (size_t k = 0; k < std::max(rows.size(), dest.size()) && k < 5; ++k) {
+          out += "\n  " + (k < rows.size() ? rows[k] : "-") + "  vs  " + (k < dest.size() ? dest[k] : "-");
+        }
+        return out;
+      }
+    }
+    if (r.dest.size() != r.source.size()) return "ClickHouse has rows of sources that are not tenants";
+    return "";
+  }
+
+  /// "" when every tenant's users (id, v) equal its rows of the shared table.
+  std::string SmallUsersDiff() {
+    return Diff(Read("users", "CONCAT_WS('|', id, v)", "concat(toString(id), '|', toString(v))"));
+  }
+
+  /// Rows of `tenant` in the shared users table, every version (not FINAL).
+  std::string RawRows(int tenant) {
+    return p_.DestValue("SELECT count() FROM " + p_.db() + ".users WHERE _source = '" + Tenant(tenant) + "'");
+  }
+
+  PipeTest p_;
+  std::optional<BackgroundProcess> run_;
+  std::string config_;
+  int tenants_ = kTenants;
+};
+
+TEST_P(FanInTest, TwoHundredTenantsMergeIntoOneTablePerNameThroughWritesAMigrationAndATruncate) {
+  for (int i = 1; i <= kTenants; ++i) {
+    const std::string t = Tenant(i);
+    p_.ExecAll(
+        {"CREATE DATABASE " + t,
+         "CREATE TABLE " + t +
+             ".users (id INT PRIMARY KEY, name VARCHAR(40) NOT NULL, "
+             "balance DECIMAL(10,2) NOT NULL)",
+         "CREATE TABLE " + t + ".orders (id INT PRIMARY KEY, user_id INT NOT NULL, amount INT NOT NULL)",
+         "INSERT INTO " + t + ".users SELECT seq, CONCAT('u', seq, '@" + std::to_string(i) +
+             "'), seq + 0.25 FROM seq_1_to_4",
+         "INSERT INTO " + t + ".orders SELECT seq, 1 + seq % 4, seq * " + std::to_string(i) +
+             " FROM seq_1_to_3"});
+  }
+  CommandResult r = testing::RunCommand(Args(true), 600'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  // Two ClickHouse tables, not 400; every tenant's rows under its name, equal keys kept apart.
+  EXPECT_EQ(p_.DestTables(), (std::set<std::string>{"orders", "users"}));
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.db() + ".users FINAL"), std::to_string(4 * kTenants));
+  EXPECT_EQ(p_.DestValue("SELECT uniqExact(_source) FROM " + p_.db() + ".orders"), std::to_string(kTenants));
+  EXPECT_EQ(p_.DestValue("SELECT sorting_key FROM system.tables WHERE database = '" + p_.db() +
+                         "' AND name = 'users'"),
+            "_source, id");
+
+  // Streaming under a writer while the migration is rolled out tenant by tenant.
+  auto started = testing::StartPipeInBackground(p_, Args(false), p_.state() + "/run.log");
+  ASSERT_TRUE(started.has_value());
+  run_.emplace(std::move(*started));
+  for (int i = 1; i <= kTenants; ++i) {
+    const std::string t = Tenant(i);
+    const std::string n = std::to_string(i);
+    p_.ExecAll(
+        {"INSERT INTO " + t + ".users VALUES (10, 'new" + n + "', 1.5)",
+         "UPDATE " + t + ".orders SET amount = amount + 1 WHERE id = 2",
+         // Tenant by tenant: a column with a default, then a wider DECIMAL.
+         "ALTER TABLE " + t + ".users ADD COLUMN tier INT NOT NULL DEFAULT 3",
+         "ALTER TABLE " + t + ".users MODIFY balance DECIMAL(14,4) NOT NULL",
+         "INSERT INTO " + t + ".users (id, name, balance, tier) VALUES (11, 'wide" + n + "', 12345.6789, 7)",
+         "INSERT INTO " + t + ".orders VALUES (9, 10, " + n + ")"});
+    if (i % 50 == 0) {
+      // Rows still written by the tenants not migrated yet, into the widened column.
+      p_.Exec("UPDATE " + Tenant(kTenants) + ".users SET balance = balance + 1 WHERE id = 1");
+    }
+  }
+  // One key, two tenants: deleted in one, updated in the other.
+  p_.ExecAll({"DELETE FROM " + Tenant(1) + ".users WHERE id = 1",
+              "UPDATE " + Tenant(2) + ".users SET name = 'renamed' WHERE id = 1",
+              "TRUNCATE TABLE " + Tenant(3) + ".orders",
+              "INSERT INTO " + Tenant(3) + ".orders VALUES (50, 1, 5)"});
+
+  auto users_equal = [&] {
+    std::string d = UsersDiff();
+    return d.empty();
+  };
+  // The first tenant's ADD COLUMN added it; the 199 others changed nothing.
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return p_.DestValue("SELECT count() FROM system.columns WHERE database = '" + p_.db() +
+                            "' AND table = 'users' AND name = 'tier'") == "1";
+      },
+      120));
+  EXPECT_TRUE(WaitFor([&] { return OrdersDiff().empty(); }, 180)) << OrdersDiff();
+  EXPECT_TRUE(WaitFor(users_equal, 180)) << UsersDiff();
+  EXPECT_EQ(p_.DestValue("SELECT type FROM system.columns WHERE database = '" + p_.db() +
+                         "' AND table = 'users' AND name = 'balance'"),
+            "Decimal(14, 4)");
+  // Tenant 3's TRUNCATE took its rows alone.
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.db() +
+                         ".orders FINAL WHERE _chsync_is_deleted = 0 AND "
+                         "_source = '" +
+                         Tenant(3) + "'"),
+            "1");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.db() +
+                         ".orders FINAL WHERE _chsync_is_deleted = 0 AND "
+                         "_source = '" +
+                         Tenant(4) + "'"),
+            "4");
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 60000), 0) << testing::Tail(run_->Log());
+  run_.reset();
+
+  // chsync verify: every tenant's table against its rows of the shared table.
+  CommandResult v = testing::RunCommand(
+      {testing::ChsyncBinary(), "verify", "--source", p_.source_url(), "--dest", p_.dest_url(), "--tables",
+       p_.db() + "_t1*.*", "--state", p_.state(), "--config", config_},
+      600'000);
+  EXPECT_EQ(v.exit_code, 0) << v.Describe();
+  EXPECT_NE(v.out.find(Tenant(1) + ".users: equal"), std::string::npos) << v.Describe();
+  EXPECT_NE(v.out.find("whose _source is '" + Tenant(1) + "'"), std::string::npos) << v.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Destinations, FanInTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),
+                         [](const ::testing::TestParamInfo<Dest>& info) {
+                           return testing::DestName(info.param);
+                         });
+
+// One source table of a shared table copied again (`chsync resync --table`) replaces its own rows
+// and no other source's; a source table dropped keeps its rows, created anew it starts empty; an
+// online schema migration's swap (pt-online-schema-change) of one tenant goes on feeding the table.
+TEST_P(FanInTest, OneSourceResyncedDroppedRecreatedAndSwappedLeavesTheOthersAlone) {
+  tenants_ = 3;
+  for (int i = 1; i <= tenants_; ++i) {
+    p_.ExecAll(
+        {"CREATE DATABASE " + Tenant(i), "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, v INT)",
+         "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq * " + std::to_string(i) + " FROM seq_1_to_20"});
+  }
+  CommandResult r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  ASSERT_EQ(SmallUsersDiff(), "");
+  const std::string raw1 = RawRows(1);
+
+  // Rows changed behind the binlog's back in tenant 2: only a copy brings them.
+  p_.ExecHidden({"UPDATE " + Tenant(2) + ".users SET v = 999 WHERE id <= 5",
+                 "DELETE FROM " + Tenant(2) + ".users WHERE id = 20"});
+  ASSERT_NE(SmallUsersDiff(), "");
+  auto started = testing::StartPipeInBackground(p_, Args(false), p_.state() + "/run.log");
+  ASSERT_TRUE(started.has_value());
+  run_.emplace(std::move(*started));
+  CommandResult resync = testing::RunCommand(
+      {testing::ChsyncBinary(), "resync", "--state", p_.state(), "--table", Tenant(2) + ".users"}, 300'000);
+  ASSERT_EQ(resync.exit_code, 0) << resync.Describe() << testing::Tail(run_->Log());
+  EXPECT_TRUE(WaitFor([&] { return SmallUsersDiff().empty(); }, 120)) << SmallUsersDiff();
+  EXPECT_EQ(RawRows(1), raw1) << "the copy of tenant 2 wrote rows of tenant 1";
+
+  // Tenant 3's table dropped: its rows stay. Created anew: only the new rows.
+  p_.Exec("DROP TABLE " + Tenant(3) + ".users");
+  p_.Exec("INSERT INTO " + Tenant(1) + ".users VALUES (100, 1)");
+  EXPECT_TRUE(WaitFor(
+      [&] { return p_.DestValue("SELECT count() FROM " + p_.db() + ".users FINAL WHERE id = 100") == "1"; },
+      60));
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.db() +
+                         ".users FINAL WHERE _chsync_is_deleted = 0 AND _source = '" + Tenant(3) + "'"),
+            "20");
+  p_.ExecAll({"CREATE TABLE " + Tenant(3) + ".users (id INT PRIMARY KEY, v INT)",
+              "INSERT INTO " + Tenant(3) + ".users VALUES (1, 31), (2, 32)"});
+
+  // pt-online-schema-change on tenant 1: a shadow with a new column, filled, swapped in, dropped.
+  const std::string t1 = Tenant(1);
+  p_.ExecAll(
+      {"CREATE TABLE " + t1 + "._users_new LIKE " + t1 + ".users",
+       "ALTER TABLE " + t1 + "._users_new ADD COLUMN w INT",
+       "INSERT INTO " + t1 + "._users_new (id, v) SELECT id, v FROM " + t1 + ".users",
+       "RENAME TABLE " + t1 + ".users TO " + t1 + "._users_old, " + t1 + "._users_new TO " + t1 + ".users",
+       "DROP TABLE " + t1 + "._users_old", "UPDATE " + t1 + ".users SET w = id, v = v + 1 WHERE id <= 3",
+       "DELETE FROM " + t1 + ".users WHERE id = 4"});
+  EXPECT_TRUE(WaitFor([&] { return SmallUsersDiff().empty(); }, 120))
+      << SmallUsersDiff() << testing::Tail(run_->Log());
+  EXPECT_EQ(p_.DestValue("SELECT sum(w) FROM " + p_.db() +
+                         ".users FINAL WHERE _chsync_is_deleted = 0 AND _source = '" + t1 + "'"),
+            "6");
+  EXPECT_EQ(p_.DestTables(), (std::set<std::string>{"users"}));
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 60000), 0) << testing::Tail(run_->Log());
+  run_.reset();
+}
+
+// Two MariaDB servers (shards with one schema), two chsync processes, one ClickHouse table: each
+// pipe has its own source_name, the same ADD COLUMN is issued on both servers at the same moment,
+// and each pipe is killed (-9) mid-stream and started again. ClickHouse 18.16 only: an embedded
+// store belongs to the one process that opened it, so two processes cannot share one.
+class FanInTwoPipesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    a_.Init("CHSYNC_TEST_MYSQL_FULL", Dest::kServer, "fanin2a", kServerIdBase + 500000);
+    b_.Init("CHSYNC_TEST_MYSQL_COMPRESS", Dest::kServer, "fanin2b", kServerIdBase + 600000);
+  }
+  void TearDown() override {
+    for (auto* run : {&run_a_, &run_b_}) {
+      if (*run) (*run)->SignalAndWait(SIGKILL, 10000);
+    }
+    std::string error;
+    (void)testing::QueryDestination(a_.dest_url(), "DROP DATABASE IF EXISTS " + Shared(), &error);
+    a_.Cleanup();
+    b_.Cleanup();
+  }
+
+  std::string Shared() const { return a_.db() + "_shared"; }
+
+  std::vector<std::string> Args(const PipeTest& p, const std::string& name) {
+    const std::string path = testing::MakeTempDir("fanin2-config") + "/chsync.yaml";
+    std::ofstream(path) << "source_name: " << name << "\n"
+                        << "table_options:\n  \"" << p.db() << ".users\":\n    dest: " << Shared()
+                        << ".users\n    source_column: _source\n";
+    return p.RunArgs(p.db() + ".*", false, {"--config", path});
+  }
+
+  void Start(std::optional<BackgroundProcess>& run, const PipeTest& p, const std::string& name) {
+    run.reset();
+    auto started = testing::StartPipeInBackground(p, Args(p, name),
+                                                  p.state() + "/run" + std::to_string(++runs_) + ".log");
+    ASSERT_TRUE(started.has_value());
+    run.emplace(std::move(*started));
+  }
+
+  /// "" when the shared table's rows of `value` equal `p`'s users.
+  std::string Diff(PipeTest& p, const std::string& value) {
+    std::vector<std::string> source;
+    for (const auto& r : p.SourceQuery(
+             "SELECT CONCAT_WS('|', id, v, IFNULL(c1, 'N'), IFNULL(c2, 'N')) FROM users ORDER BY id"))
+      source.push_back(r[0].value_or("NULL"));
+    std::vector<std::string> dest;
+    for (const auto& r :
+         a_.DestQuery("SELECT concat(toString(id), '|', toString(v), '|', ifNull(toString(c1), 'N'), "
+                      "'|', ifNull(toString(c2), 'N')) FROM " +
+                      Shared() + ".users FINAL WHERE _chsync_is_deleted = 0 AND _source = '" + value +
+                      "' ORDER BY id"))
+      dest.push_back(r[0].value_or("NULL"));
+    if (source == dest) return "";
+    return value + ": source " + std::to_string(source.size()) + " rows, ClickHouse " +
+           std::to_string(dest.size());
+  }
+
+  /// Writes on both servers: inserts, updates of keys both have, deletes.
+  void Write(int round) {
+    const std::string n = std::to_string(round);
+    for (PipeTest* p : {&a_, &b_}) {
+      p->ExecAll({"INSERT INTO users (id, v) VALUES (" + std::to_string(1000 + round) + ", " + n + ")",
+                  "UPDATE users SET v = v + 1 WHERE id = " + std::to_string(1 + round % 50),
+                  "DELETE FROM users WHERE id = " + std::to_string(60 + round)});
+    }
+  }
+
+  PipeTest a_;
+  PipeTest b_;
+  std::optional<BackgroundProcess> run_a_;
+  std::optional<BackgroundProcess> run_b_;
+  int runs_ = 0;
+};
+
+TEST_F(FanInTwoPipesTest, TwoServersTwoPipesOneTableConcurrentAddColumnAndKills) {
+  for (PipeTest* p : {&a_, &b_}) {
+    p->ExecAll({"CREATE TABLE users (id INT PRIMARY KEY, v INT NOT NULL)",
+                "INSERT INTO users SELECT seq, seq FROM seq_1_to_100"});
+  }
+  Start(run_a_, a_, "eu");
+  Start(run_b_, b_, "us");
+  const std::string eu = "eu/" + a_.db();
+  const std::string us = "us/" + b_.db();
+  ASSERT_TRUE(WaitFor([&] { return Diff(a_, eu).empty() && Diff(b_, us).empty(); }, 120))
+      << Diff(a_, eu) << " " << Diff(b_, us) << testing::Tail(run_a_->Log()) << testing::Tail(run_b_->Log());
+  // Keys 1…100 exist twice: once per source, never replacing each other.
+  EXPECT_EQ(a_.DestValue("SELECT count() FROM " + Shared() + ".users FINAL WHERE id <= 100"), "200");
+
+  // The same ADD COLUMN on both servers at the same moment, twice, while both write.
+  for (const std::string column : {"c1", "c2"}) {
+    std::thread other([&] { b_.Exec("ALTER TABLE users ADD COLUMN " + column + " INT DEFAULT 5"); });
+    a_.Exec("ALTER TABLE users ADD COLUMN " + column + " INT DEFAULT 5");
+    other.join();
+    for (int round = 0; round < 5; ++round) Write(round + (column == "c1" ? 0 : 5));
+  }
+  // kill -9 of each pipe in turn, mid-stream, with writes before and after; then started again.
+  run_a_->SignalAndWait(SIGKILL, 10000);
+  for (int round = 10; round < 15; ++round) Write(round);
+  a_.Exec("UPDATE users SET c1 = 7 WHERE id <= 10");
+  Start(run_a_, a_, "eu");
+  run_b_->SignalAndWait(SIGKILL, 10000);
+  for (int round = 15; round < 20; ++round) Write(round);
+  b_.Exec("UPDATE users SET c2 = 9 WHERE id > 90");
+  Start(run_b_, b_, "us");
+
+  EXPECT_TRUE(WaitFor([&] { return Diff(a_, eu).empty() && Diff(b_, us).empty(); }, 180))
+      << Diff(a_, eu) << " " << Diff(b_, us) << testing::Tail(run_a_->Log()) << testing::Tail(run_b_->Log());
+  EXPECT_EQ(a_.DestValue("SELECT count() FROM system.columns WHERE database = '" + Shared() +
+                         "' AND table = 'users' AND name IN ('c1', 'c2')"),
+            "2");
+  EXPECT_EQ(run_a_->SignalAndWait(SIGTERM, 60000), 0) << testing::Tail(run_a_->Log());
+  EXPECT_EQ(run_b_->SignalAndWait(SIGTERM, 60000), 0) << testing::Tail(run_b_->Log());
+}
+
+}  // namespace
+}  // namespace chsync
