@@ -24,8 +24,10 @@
 #include "common/url.h"
 #include "config/config.h"
 #include "mysql/connection.h"
+#include "mysql/managed_provider.h"
 #include "mysql/server_probe.h"
 #include "mysql/source_set.h"
+#include "mysql/source_verdict.h"
 #include "mysql/table_filter.h"
 #include "mysql/table_inventory.h"
 #include "policy/ddl_policy.h"
@@ -91,12 +93,6 @@ class Report {
  private:
   std::vector<Finding> findings_;
 };
-
-std::string Duration(uint64_t seconds) {
-  if (seconds % 86400 == 0) return fmt::format("{} day{}", seconds / 86400, seconds == 86400 ? "" : "s");
-  if (seconds % 3600 == 0) return fmt::format("{} hours", seconds / 3600);
-  return fmt::format("{} seconds", seconds);
-}
 
 std::string OrEmpty(const std::string& value) {
   return value.empty() ? "(empty)" : value;
@@ -165,31 +161,14 @@ void CheckGtid(const mysql::ServerInfo& info, const mysql::ConnectOptions& optio
     if (!info.gtid_strict_mode.has_value()) {
       report.Line("gtid_strict_mode", "unknown (the server has no such variable)");
     } else {
-      report.Line("gtid_strict_mode", *info.gtid_strict_mode ? "ON" : "OFF");
-      if (!*info.gtid_strict_mode) {
-        report.Warn(
-            "gtid_strict_mode is OFF on " + address +
-            ": failover by GTID needs gtid_strict_mode=ON on every server of the topology so sequence "
-            "numbers grow within a domain; set it on the primary and every replica (SET GLOBAL "
-            "gtid_strict_mode=ON, and gtid_strict_mode=ON in my.cnf so that it survives a restart)");
-      }
+      report.Line("gtid_strict_mode", *info.gtid_strict_mode ? "ON" : "OFF");  // judged by JudgeSource
     }
   } else {
     report.Line("gtid_mode", OrEmpty(info.gtid_mode));
     report.Line("enforce_gtid_consistency", info.enforce_gtid_consistency.value_or("unknown"));
     report.Line("gtid_executed", OrEmpty(info.gtid_position));
     if (info.gtid_purged) report.Line("gtid_purged", OrEmpty(*info.gtid_purged));
-    if (info.gtid_mode != "ON") {
-      report.Warn(fmt::format(
-          "gtid_mode is {} on {}: chsync then resumes by binlog file:position and cannot follow a failover "
-          "to another server; to resume by GTID, set on every server of the topology "
-          "enforce_gtid_consistency=ON{}, then gtid_mode=OFF_PERMISSIVE, ON_PERMISSIVE and ON, one step "
-          "at a time (SET GLOBAL, and in my.cnf)",
-          OrEmpty(info.gtid_mode), address,
-          info.enforce_gtid_consistency.value_or("") == "ON"
-              ? " (already set here)"
-              : " (first WARN, until the error log shows no violating statement)"));
-    }
+    // gtid_mode other than ON: a warning of JudgeSource.
   }
 
   if (!info.replica_channels.has_value()) {
@@ -232,12 +211,7 @@ void CheckGtid(const mysql::ServerInfo& info, const mysql::ConnectOptions& optio
                     address, primaries, primaries));
   } else if (!*info.log_replica_updates) {
     report.Line(variable, "OFF: its binlog lacks the replicated transactions");
-    usable = fmt::format("no: {}=OFF", variable);
-    report.Block(fmt::format(
-        "{} is a replica of {} with {}=OFF: its binlog lacks the replicated transactions, so a pipe reading "
-        "from it would miss every change made on the primary; set {}=ON in my.cnf and restart the replica "
-        "(the variable is read-only at runtime), or point --source at {}",
-        address, primaries, variable, variable, primaries));
+    usable = fmt::format("no: {}=OFF", variable);  // blocking: a finding of JudgeSource
   } else {
     report.Line(variable, "ON: its binlog has the replicated transactions");
     bool gtid = std::all_of(info.replica_channels->begin(), info.replica_channels->end(),
@@ -458,8 +432,27 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
     report.Block("source " + options.Address() + ": " + probe.error().message());
     return;
   }
-  const mysql::ServerInfo& info = *probe;
+  mysql::ServerInfo& info = *probe;
+  const mysql::ProviderGuess provider = mysql::DetectProvider(info.variables);
+  if (provider.provider == mysql::Provider::kRds || provider.provider == mysql::Provider::kAurora) {
+    // RDS and Aurora purge binlogs by their own setting, not by binlog_expire_logs_seconds.
+    if (auto hours = mysql::ReadRdsBinlogRetention(**conn); hours.ok())
+      info.rds_binlog_retention_hours = *hours;
+  }
+  // Every decision on the settings below, a pure function of what the server said.
+  const mysql::SourceVerdict verdict = mysql::JudgeSource(info, options.Address(), options.user);
+  for (const mysql::SourceFinding& f : verdict.findings) {
+    if (f.blocking) {
+      report.Block(f.text);
+    } else {
+      report.Warn(f.text);
+    }
+  }
   report.Line("flavor", mysql::FlavorName(info.flavor));
+  if (provider.managed()) {
+    report.Line("provider",
+                fmt::format("{} ({})", mysql::ProviderName(provider.provider), provider.evidence));
+  }
   report.Line("version",
               info.version_string + (info.version_comment.empty() ? "" : " (" + info.version_comment + ")"));
   report.Line("server_id", std::to_string(info.server_id));
@@ -469,30 +462,9 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
                            ? *tls + ", server certificate NOT verified (no ssl-ca)"
                            : *tls + ", server certificate verified against " + options.tls_ca);
   }
-  if (info.server_id == 0 && !info.is_mariadb()) {
-    report.Block("server_id is 0: MySQL refuses replicas then; set server_id to a unique non-zero value");
-  }
   report.Line("binlog", info.log_bin ? "ON" : "OFF");
-  if (!info.log_bin) {
-    report.Block(info.is_mariadb()
-                     ? "binary log is off: start the server with log_bin (e.g. log_bin=mariadb-bin in my.cnf)"
-                     : "binary log is off: start the server with log_bin (MySQL 8 enables it by default; "
-                       "remove skip-log-bin / disable_log_bin)");
-  }
   report.Line("binlog_format", info.binlog_format);
-  if (info.log_bin && info.binlog_format != "ROW") {
-    report.Block(
-        fmt::format("binlog_format is {}: set binlog_format=ROW (SET GLOBAL binlog_format=ROW, and in my.cnf "
-                    "so that it survives a restart)",
-                    info.binlog_format.empty() ? "unknown" : info.binlog_format));
-  }
   report.Line("binlog_row_image", info.binlog_row_image);
-  if (info.log_bin && info.binlog_format == "ROW" && info.binlog_row_image != "FULL") {
-    report.Block(
-        fmt::format("binlog_row_image is {}: set binlog_row_image=FULL so that every change carries whole "
-                    "rows (SET GLOBAL binlog_row_image=FULL, and in my.cnf)",
-                    info.binlog_row_image));
-  }
   std::string metadata;
   if (!info.row_metadata_supported) {
     metadata = fmt::format("not available on {} {} (needs {}): ordinal mode, columns matched by position",
@@ -502,9 +474,6 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
     metadata = "FULL: columns matched by name, every row checked against the tracked schema";
   } else {
     metadata = "MINIMAL: ordinal mode, columns matched by position";
-    report.Warn(
-        "binlog_row_metadata is MINIMAL: columns are matched by position, and DDL that moves columns "
-        "(DROP COLUMN, ADD … FIRST/AFTER) needs a resync; set binlog_row_metadata=FULL to avoid it");
   }
   report.Line("binlog_row_metadata", metadata);
   if (info.binlog_row_value_options.has_value()) {
@@ -515,18 +484,7 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
     report.Line("binlog_row_value_options", fmt::format("not on {}", mysql::FlavorName(info.flavor)));
   }
   report.Line("binlog_checksum", info.binlog_checksum.empty() ? "unknown" : info.binlog_checksum);
-  if (info.binlog_retention_seconds == 0) {
-    report.Line("binlog retention",
-                "binlogs are not purged automatically (" + info.binlog_retention_source + "=0)");
-  } else {
-    report.Line("binlog retention",
-                Duration(info.binlog_retention_seconds) + " (" + info.binlog_retention_source + ")");
-    if (info.binlog_retention_seconds < 86400) {
-      report.Warn("binlogs are purged after " + Duration(info.binlog_retention_seconds) +
-                  ": a pipe stopped longer than that must resync; keep at least a day "
-                  "(binlog_expire_logs_seconds=86400)");
-    }
-  }
+  report.Line("binlog retention", verdict.retention);
   if (info.binlog_status_error) {
     report.Line("binlog position",
                 info.binlog_status_statement + " failed: " + info.binlog_status_error->message());
@@ -539,13 +497,6 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
   std::vector<std::string> missing = info.MissingReplicationPrivileges();
   report.Line("privileges", missing.empty() ? "REPLICATION SLAVE, REPLICATION CLIENT: granted"
                                             : "missing " + fmt::format("{}", fmt::join(missing, ", ")));
-  for (const std::string& p : missing) {
-    std::string name = p;
-    if (info.is_mariadb() && p == "REPLICATION CLIENT" && info.version.AtLeast(10, 5, 2))
-      name = "BINLOG MONITOR";
-    report.Block(fmt::format("user '{}' lacks {}: GRANT {} ON *.* TO '{}'@'…'", options.user, name, name,
-                             options.user));
-  }
   CheckGtid(info, options, report);
 
   mysql::TableFilter selected = filter ? *filter : mysql::TableFilter::All();

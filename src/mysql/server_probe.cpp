@@ -184,22 +184,10 @@ const char* ReplicaStatusStatement(bool mariadb, const ServerVersion& version) {
   return version.AtLeast(8, 0, 22) ? "SHOW REPLICA STATUS" : "SHOW SLAVE STATUS";
 }
 
-Result<ServerInfo> Probe(Connection& conn) {
-  ServerInfo info;
-  CHSYNC_ASSIGN_OR_RETURN(QueryResult vars,
-                          conn.Query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ("
-                                     "'version','version_comment','server_id','log_bin','binlog_format',"
-                                     "'binlog_row_image','binlog_row_metadata','binlog_row_value_options',"
-                                     "'binlog_checksum','gtid_mode','gtid_executed','gtid_binlog_pos',"
-                                     "'binlog_expire_logs_seconds','expire_logs_days','aurora_version',"
-                                     "'enforce_gtid_consistency','gtid_purged','gtid_strict_mode',"
-                                     "'gtid_domain_id','gtid_binlog_state','gtid_slave_pos',"
-                                     "'log_replica_updates','log_slave_updates')"));
-  std::map<std::string, std::string> v;
-  for (const auto& row : vars.rows) {
-    if (row.size() >= 2 && row[0]) v[*row[0]] = row[1].value_or("");
-  }
-  info.version_string = v.count("version") ? v["version"] : conn.server_version();
+void ReadVariables(const std::map<std::string, std::string>& variables, ServerInfo& info) {
+  info.variables = variables;
+  std::map<std::string, std::string> v = variables;
+  info.version_string = v["version"];
   info.version_comment = v["version_comment"];
   info.version = ServerVersion::Parse(info.version_string);
   std::string vlower = Upper(info.version_string + " " + info.version_comment);
@@ -254,6 +242,27 @@ Result<ServerInfo> Probe(Connection& conn) {
     info.binlog_retention_source =
         v.count("binlog_expire_logs_seconds") ? "binlog_expire_logs_seconds" : "expire_logs_days";
   }
+}
+
+Result<ServerInfo> Probe(Connection& conn) {
+  ServerInfo info;
+  CHSYNC_ASSIGN_OR_RETURN(
+      QueryResult vars,
+      conn.Query("SHOW GLOBAL VARIABLES WHERE Variable_name IN ("
+                 "'version','version_comment','server_id','log_bin','binlog_format',"
+                 "'binlog_row_image','binlog_row_metadata','binlog_row_value_options',"
+                 "'binlog_checksum','gtid_mode','gtid_executed','gtid_binlog_pos',"
+                 "'binlog_expire_logs_seconds','expire_logs_days','aurora_version',"
+                 "'enforce_gtid_consistency','gtid_purged','gtid_strict_mode',"
+                 "'gtid_domain_id','gtid_binlog_state','gtid_slave_pos',"
+                 "'log_replica_updates','log_slave_updates','basedir','datadir','hostname',"
+                 "'innodb_read_only','aad_auth_only') OR Variable_name LIKE 'cloudsql\\_%'"));
+  std::map<std::string, std::string> v;
+  for (const auto& row : vars.rows) {
+    if (row.size() >= 2 && row[0]) v[*row[0]] = row[1].value_or("");
+  }
+  if (!v.count("version")) v["version"] = conn.server_version();
+  ReadVariables(v, info);
 
   info.binlog_status_statement = BinlogStatusStatement(info.is_mariadb(), info.version);
   auto status = conn.Query(info.binlog_status_statement);

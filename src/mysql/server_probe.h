@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -119,6 +120,13 @@ struct ServerInfo {
   bool HasPrivilege(std::string_view name) const;
   /// Names of the replication privileges we need and the user lacks.
   std::vector<std::string> MissingReplicationPrivileges() const;
+
+  /// The global variables Probe read, by name, as the server gave them: what DetectProvider
+  /// (mysql/managed_provider.h) recognises a managed service by.
+  std::map<std::string, std::string> variables;
+  /// Amazon RDS and Aurora: the value of 'binlog retention hours' in CALL
+  /// mysql.rds_show_configuration ("NULL" when never set); unset when it was not read.
+  std::optional<std::string> rds_binlog_retention_hours;
 };
 
 /// The statement that shows the binlog write position on this server: SHOW BINLOG STATUS (MariaDB
@@ -129,6 +137,11 @@ const char* BinlogStatusStatement(bool mariadb, const ServerVersion& version);
 /// The statement that shows a server's replication channels: SHOW ALL SLAVES STATUS (MariaDB, every
 /// named connection), SHOW REPLICA STATUS (MySQL ≥ 8.0.22), SHOW SLAVE STATUS before.
 const char* ReplicaStatusStatement(bool mariadb, const ServerVersion& version);
+
+/// Fills the fields of `info` that come from SHOW GLOBAL VARIABLES (`variables`, by name; "version"
+/// is VERSION()), and keeps them in info.variables. Pure: what Probe does with the server's answer,
+/// and what tests replay a server's variable set through.
+void ReadVariables(const std::map<std::string, std::string>& variables, ServerInfo& info);
 
 /// Reads everything in ServerInfo over `conn`. Only a lost connection fails the probe; a statement
 /// the server refuses leaves its fields empty or unset (binlog_status_error and
