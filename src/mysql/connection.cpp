@@ -9,9 +9,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <string>
 
 #include <fmt/format.h>
+
+#include "common/redact.h"
+#include "mysql/aws_credentials.h"
+#include "mysql/aws_sigv4.h"
 
 namespace chsync::mysql {
 namespace {
@@ -62,6 +67,7 @@ Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env) 
   CHSYNC_ASSIGN_OR_RETURN(auto params, ParseQueryParams(url.query));
   bool tls_off = false;
   bool verify_mode = false;
+  bool auth_iam = false;
   std::string mode_text;
   for (const auto& [key, value] : params) {
     if (key == "ssl" || key == "ssl-mode" || key == "sslmode") {
@@ -95,10 +101,41 @@ Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env) 
         return Error(ErrorKind::kUsage,
                      "read-timeout in the source URL must be a number of seconds, not '" + value + "'");
       }
+    } else if (key == "auth") {
+      if (Lower(value) != "aws_iam") {
+        return Error(ErrorKind::kUsage, "source URL parameter auth='" + value +
+                                            "' is not aws_iam (the only one; without it, a password)");
+      }
+      auth_iam = true;
+    } else if (key == "region") {
+      o.aws_iam_region = value;
     } else {
-      return Error(ErrorKind::kUsage, "unknown source URL parameter '" + key +
-                                          "' (known: ssl, ssl-ca, connect-timeout, read-timeout)");
+      return Error(ErrorKind::kUsage,
+                   "unknown source URL parameter '" + key +
+                       "' (known: ssl, ssl-ca, connect-timeout, read-timeout, auth, region)");
     }
+  }
+  if (auth_iam || !o.aws_iam_region.empty()) {
+    if (!auth_iam)
+      return Error(ErrorKind::kUsage, "source URL parameter region= is for auth=aws_iam, which it lacks");
+    if (o.aws_iam_region.empty()) {
+      return Error(
+          ErrorKind::kUsage,
+          "source URL says auth=aws_iam but names no region: add region=REGION (e.g. region=eu-west-1), "
+          "the AWS region of the RDS or Aurora server");
+    }
+    if (!o.tls_required || tls_off) {
+      return Error(
+          ErrorKind::kUsage,
+          "source URL says auth=aws_iam without TLS: RDS takes IAM tokens only over TLS, and chsync sends "
+          "the token in clear text inside it; add ssl-ca=FILE (the RDS CA bundle) or ssl=required");
+    }
+    if (url.has_password) {
+      return Error(ErrorKind::kUsage,
+                   "source URL says auth=aws_iam and has a password: leave the password out, "
+                   "the IAM token is the password");
+    }
+    o.password.clear();  // not CHSYNC_SOURCE_PASSWORD: the token replaces it
   }
   if (tls_off && o.tls_required) {
     return Error(ErrorKind::kUsage, "source URL says " + mode_text +
@@ -196,8 +233,23 @@ Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& optio
       mysql_optionsv(mysql, MYSQL_OPT_SSL_VERIFY_SERVER_CERT, &verify);
     }
   }
+  std::string password = options.password;
+  if (!options.aws_iam_region.empty()) {
+    // A new token for every connection: each is valid 15 minutes from now.
+    auto credentials = ResolveAwsCredentials();
+    if (!credentials.ok()) {
+      mysql_close(mysql);
+      return Error(credentials.error().kind(),
+                   "IAM authentication to " + options.Address() + ": " + credentials.error().message());
+    }
+    password = RdsAuthToken(*credentials, options.host, options.port, options.user, options.aws_iam_region,
+                            std::time(nullptr));
+    RegisterSecret(password);
+    my_bool cleartext = 1;
+    mysql_optionsv(mysql, MYSQL_ENABLE_CLEARTEXT_PLUGIN, &cleartext);
+  }
   std::unique_ptr<Connection> conn(new Connection(mysql, options));
-  if (mysql_real_connect(mysql, options.host.c_str(), options.user.c_str(), options.password.c_str(),
+  if (mysql_real_connect(mysql, options.host.c_str(), options.user.c_str(), password.c_str(),
                          options.database.empty() ? nullptr : options.database.c_str(), options.port, nullptr,
                          CLIENT_MULTI_RESULTS) == nullptr) {
     if (mysql_errno(mysql) == CR_SSL_CONNECTION_ERROR) {

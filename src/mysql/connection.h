@@ -31,6 +31,10 @@ struct ConnectOptions {
   /// ?ssl-ca=PATH: the server's certificate must be signed by this CA and name the host connected
   /// to (Connector/C checks both: verify_ca and verify_identity are the same here).
   std::string tls_ca;
+  /// ?auth=aws_iam&region=REGION: AWS IAM database authentication (RDS, Aurora). Open() makes a
+  /// new IAM token (mysql/aws_sigv4.h, credentials by ResolveAwsCredentials) for every connection
+  /// and sends it as the password with the cleartext plugin; TLS is required. Empty: password auth.
+  std::string aws_iam_region;
 
   /// "host:port", for messages.
   std::string Address() const;
@@ -40,7 +44,8 @@ struct ConnectOptions {
 /// When the URL has no password, `password_env` (if set in the environment) supplies it.
 /// Parameters: ssl (or ssl-mode, sslmode) = 0|false|disabled, 1|true|required, verify_ca,
 /// verify_identity (any case; the verify modes need ssl-ca); ssl-ca (or sslca) = PATH;
-/// connect-timeout and read-timeout = seconds. Anything else is a kUsage error that lists them.
+/// connect-timeout and read-timeout = seconds; auth = aws_iam with region = REGION (needs TLS).
+/// Anything else is a kUsage error that lists them.
 Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env = "CHSYNC_SOURCE_PASSWORD");
 
 /// A text-protocol result: every value as text, NULL as nullopt.
