@@ -82,12 +82,13 @@ std::vector<std::pair<std::string, std::string>> SortedHeaders(const SigV4Reques
 
 std::string CanonicalQuery(const std::vector<std::pair<std::string, std::string>>& query) {
   std::vector<std::pair<std::string, std::string>> encoded;
+  encoded.reserve(query.size());
   for (const auto& [name, value] : query) encoded.emplace_back(UriEncode(name), UriEncode(value));
   std::sort(encoded.begin(), encoded.end());
   std::string out;
   for (const auto& [name, value] : encoded) {
     if (!out.empty()) out += '&';
-    out += name + "=" + value;
+    out.append(name).append("=").append(value);
   }
   return out;
 }
@@ -105,7 +106,8 @@ std::string SignedHeaders(const SigV4Request& request) {
 
 std::string CanonicalRequest(const SigV4Request& request) {
   std::string out = request.method + "\n" + request.path + "\n" + CanonicalQuery(request.query) + "\n";
-  for (const auto& [name, value] : SortedHeaders(request)) out += name + ":" + value + "\n";
+  for (const auto& [name, value] : SortedHeaders(request))
+    out.append(name).append(":").append(value).append("\n");
   out += "\n" + SignedHeaders(request) + "\n" + Sha256Hex(request.payload);
   return out;
 }

@@ -31,7 +31,7 @@ ProviderGuess DetectProvider(const std::map<std::string, std::string>& variables
     return {Provider::kRds, "datadir=" + *v};
   }
   for (const auto& [name, v] : variables) {
-    if (name.starts_with("cloudsql_")) return {Provider::kCloudSql, name + "=" + v};
+    if (name.starts_with("cloudsql_")) return {Provider::kCloudSql, std::string(name).append("=").append(v)};
   }
   if (const std::string* v = value("aad_auth_only")) {
     return {Provider::kAzure, "aad_auth_only=" + *v};
