@@ -424,6 +424,10 @@ void CheckSource(const mysql::ConnectOptions& options, const std::optional<mysql
                        : conn.error().kind() == ErrorKind::kConfig
                            ? "fix the TLS parameters of --source (ssl, ssl-ca) or the server's TLS setup"
                            : "check that the server runs and that host and port of --source are right";
+    if (conn.error().message().find("SSH tunnel") != std::string::npos) {  // it says what to do itself
+      report.Block("source " + options.Address() + ": " + conn.error().message());
+      return;
+    }
     report.Block("source " + options.Address() + " unreachable: " + conn.error().message() + "; " + what);
     return;
   }
@@ -566,6 +570,10 @@ void CheckDestination(const Url& url, const std::vector<schema::TableSchema>& te
         : version.error().kind() == ErrorKind::kConfig
             ? "fix the TLS parameters of --dest (ssl-ca, ssl-verify)"
             : "see the server's message";
+    if (version.error().message().find("SSH tunnel") != std::string::npos) {  // it says what to do itself
+      report.Block("destination " + (*conn)->Describe() + ": " + version.error().message());
+      return;
+    }
     report.Block("destination " + (*conn)->Describe() + ": " + version.error().message() + "; " + what);
     return;
   }
@@ -725,6 +733,15 @@ int ApplyConfigFile(CheckOptions& o, std::vector<std::string>& warnings) {
   }
   if (o.source.empty()) o.source = file.source;
   if (o.dest.empty()) o.dest = file.dest;
+  // source_ssh: / dest_ssh: apply to --source and --dest too.
+  file.source = o.source;
+  file.dest = o.dest;
+  if (Status ssh = pipe::ApplySshKeys(file); !ssh.ok()) {
+    fmt::print(stderr, "chsync check: {}: {}\n", o.config_file, ssh.error().message());
+    return kExitUsage;
+  }
+  o.source = file.source;
+  o.dest = file.dest;
   if (o.tables.empty()) o.tables = file.tables;
   if (o.dest_cluster.empty()) o.dest_cluster = file.dest_cluster;
   if (!o.replication_path_given) o.replication_path = file.dest_replication_path;

@@ -85,6 +85,10 @@ int RunOrResync(const RunFlags& f, bool resync) {
   }
   if (f.source) config.source = *f.source;
   if (f.dest) config.dest = *f.dest;
+  if (Status ssh = pipe::ApplySshKeys(config); !ssh.ok()) {  // source_ssh: and dest_ssh:
+    fmt::print(stderr, "chsync {}: {}\n", name, ssh.error().message());
+    return kExitUsage;
+  }
   if (f.tables) config.tables = *f.tables;
   if (f.dest_database) config.dest_database = *f.dest_database;
   if (f.dest_cluster) config.dest_cluster = *f.dest_cluster;

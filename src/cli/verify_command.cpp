@@ -54,6 +54,10 @@ int RunVerify(const VerifyFlags& f) {
   }
   if (f.source) config.source = *f.source;
   if (f.dest) config.dest = *f.dest;
+  if (Status ssh = pipe::ApplySshKeys(config); !ssh.ok()) {  // source_ssh: and dest_ssh:
+    fmt::print(stderr, "chsync {}: {}\n", "verify", ssh.error().message());
+    return kExitUsage;
+  }
   if (f.tables) config.tables = *f.tables;
   if (f.state) config.state = *f.state;
   if (f.dest_database) config.dest_database = *f.dest_database;

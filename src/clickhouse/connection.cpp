@@ -16,6 +16,7 @@ namespace {
 /// Applies `?name=value&…` of a server URL to `options`.
 Status ApplyQueryOptions(std::string_view query, ConnectOptions& options, bool& compress_set) {
   CHSYNC_ASSIGN_OR_RETURN(auto params, ParseQueryParams(query));
+  CHSYNC_ASSIGN_OR_RETURN(options.ssh, net::TakeSshParams(params, "destination URL"));
   for (auto& [name, value] : params) {
     if (name == "database") {
       options.database = value;
@@ -169,6 +170,7 @@ Result<std::unique_ptr<Connection>> Connect(const Url& url, const ConnectOptions
   RetryPolicy retry = effective.retry;
   CHSYNC_ASSIGN_OR_RETURN(auto conn, HttpConnection::Create(std::move(base), std::move(user),
                                                             std::move(password), std::move(effective)));
+  conn->set_ssh_target(url.host, port);
   conn->set_retry_policy(retry);
   conn->set_cancel(options.cancel);
   conn->set_on_failure(options.on_failure);

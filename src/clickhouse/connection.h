@@ -13,6 +13,7 @@
 #include "clickhouse/server_version.h"
 #include "common/result.h"
 #include "common/url.h"
+#include "net/ssh_endpoint.h"
 
 namespace chsync::clickhouse {
 
@@ -65,6 +66,9 @@ struct ConnectOptions {
   /// anything. A statement the embedded engine has started runs to its end. Null: never
   /// cancelled. The flag must outlive the connection (or be replaced by set_cancel).
   const std::atomic<bool>* cancel = nullptr;
+  /// ?ssh=USER@BASTION:PORT (with ssh-key, ssh-known-hosts, ssh-strict): HTTP requests go through
+  /// an SSH tunnel to the server (net/ssh_tunnel.h); TLS still checks the server's own name.
+  std::optional<net::SshEndpoint> ssh;
   /// Told of every failed attempt (set_on_failure); null: nobody. With several URLs the failover
   /// connection reports, not its nodes.
   FailureObserver on_failure;

@@ -10,6 +10,7 @@
 #include "clickhouse/gzip.h"
 #include "clickhouse/server_error.h"
 #include "common/log.h"
+#include "net/ssh_tunnel.h"
 
 namespace chsync::clickhouse {
 namespace {
@@ -216,9 +217,25 @@ Result<std::string> HttpConnection::Run(std::string_view sql, std::string_view d
   }
   char curl_error[CURL_ERROR_SIZE] = {0};
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, curl_error);
+  struct curl_slist* connect_to = nullptr;
+  if (options_.ssh) {
+    // The forwarder of the SSH tunnel stands in for the server's address; the Host header and TLS
+    // keep the server's own name.
+    auto local = net::DialThroughSsh(*options_.ssh, ssh_host_, ssh_port_, options_.connect_timeout);
+    if (!local.ok()) {
+      curl_slist_free_all(headers);
+      return local.error();
+    }
+    const std::string host = ssh_host_.find(':') != std::string::npos ? "[" + ssh_host_ + "]" : ssh_host_;
+    const std::string rule =
+        host + ":" + std::to_string(ssh_port_) + ":" + local->host + ":" + std::to_string(local->port);
+    connect_to = curl_slist_append(connect_to, rule.c_str());
+    curl_easy_setopt(curl, CURLOPT_CONNECT_TO, connect_to);
+  }
 
   CURLcode rc = curl_easy_perform(curl);
   curl_slist_free_all(headers);
+  curl_slist_free_all(connect_to);
   long status = 0;
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   long opened = 0;
@@ -227,6 +244,12 @@ Result<std::string> HttpConnection::Run(std::string_view sql, std::string_view d
   if (rc == CURLE_ABORTED_BY_CALLBACK) {
     return CancelledError(std::string(insert ? "insert" : "statement") + " to ClickHouse at " + base_url_ +
                           " aborted");
+  }
+  if (rc != CURLE_OK && options_.ssh &&
+      (rc == CURLE_GOT_NOTHING || rc == CURLE_RECV_ERROR || rc == CURLE_SEND_ERROR ||
+       rc == CURLE_COULDNT_CONNECT)) {
+    // The forwarder closed the connection: the bastion refused the channel, or the session dropped.
+    if (auto failure = net::RecentSshFailure(*options_.ssh, ssh_host_, ssh_port_)) return *failure;
   }
   if (rc != CURLE_OK) {
     std::string detail = curl_error[0] != '\0' ? curl_error : curl_easy_strerror(rc);

@@ -27,6 +27,11 @@ class HttpConnection final : public Connection {
   /// TCP connections opened so far: stays 1 over many requests while keep-alive works.
   uint64_t connections_opened() const { return connections_opened_; }
   bool embedded() const override { return false; }
+  /// The server's host and port as the bastion reaches them, when options.ssh names a tunnel.
+  void set_ssh_target(std::string host, uint16_t port) {
+    ssh_host_ = std::move(host);
+    ssh_port_ = port;
+  }
 
  protected:
   Result<std::string> Run(std::string_view sql, std::string_view data, std::string_view format,
@@ -43,6 +48,8 @@ class HttpConnection final : public Connection {
   std::string password_;
   ConnectOptions options_;
   uint64_t connections_opened_ = 0;
+  std::string ssh_host_;
+  uint16_t ssh_port_ = 0;
 };
 
 /// What a failed libcurl transfer to `base_url` means, with what to do: a certificate refused

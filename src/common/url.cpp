@@ -170,8 +170,11 @@ Result<Url> ParseUrl(std::string_view text) {
                                         "://…,…): give one URL here");
   }
 
-  // The user and password end at the last '@', so that a password needs no escaping.
-  size_t at = rest.rfind('@');
+  // The user and password end at the last '@', so that a password needs no escaping; an '@' in an
+  // ssh= parameter (?ssh=user@bastion:22, net/ssh_endpoint.h) is the bastion's user.
+  size_t ssh = rest.rfind("?ssh=");
+  ssh = std::min(ssh, rest.rfind("&ssh="));
+  size_t at = rest.substr(0, ssh).rfind('@');
   if (at != std::string_view::npos) {
     std::string_view userinfo = rest.substr(0, at);
     rest = rest.substr(at + 1);

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "common/redact.h"
 #include "common/url.h"
@@ -433,8 +436,55 @@ Status Apply(const YAML::Node& map, const std::string& prefix, const std::string
   return Status::Ok();
 }
 
+/// A key of source_ssh: or dest_ssh:.
+Setter SshText(net::SshEndpoint PipeConfig::*which, std::string net::SshEndpoint::*field) {
+  return [which, field](const YAML::Node& n, const std::string& where, PipeConfig& c) {
+    return ReadString(n, where, "", c.*which.*field);
+  };
+}
+
+Setter SshPort(net::SshEndpoint PipeConfig::*which) {
+  return [which](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+    std::string text;
+    CHSYNC_RETURN_IF_ERROR(ReadString(n, where, "", text));
+    unsigned value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || value == 0 || value > 65535) {
+      return ConfigError(where, "", "must be a port number from 1 to 65535, not '" + text + "'");
+    }
+    (c.*which).port = static_cast<uint16_t>(value);
+    return Status::Ok();
+  };
+}
+
+Setter SshStrict(net::SshEndpoint PipeConfig::*which) {
+  return [which](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+    if (!n.IsScalar() || (n.Scalar() != "true" && n.Scalar() != "false")) {
+      return ConfigError(where, "", "must be true or false");
+    }
+    (c.*which).strict_host_key_checking = n.Scalar() == "true";
+    return Status::Ok();
+  };
+}
+
+void AddSshSetters(std::map<std::string, Setter>& setters, const std::string& prefix,
+                   net::SshEndpoint PipeConfig::*which) {
+  setters.emplace(prefix + ".host", SshText(which, &net::SshEndpoint::host));
+  setters.emplace(prefix + ".port", SshPort(which));
+  setters.emplace(prefix + ".user", SshText(which, &net::SshEndpoint::user));
+  setters.emplace(prefix + ".key_file", SshText(which, &net::SshEndpoint::key_file));
+  setters.emplace(prefix + ".known_hosts", SshText(which, &net::SshEndpoint::known_hosts));
+  setters.emplace(prefix + ".strict_host_key_checking", SshStrict(which));
+}
+
+std::map<std::string, Setter> WithSshSetters(std::map<std::string, Setter> setters) {
+  AddSshSetters(setters, "source_ssh", &PipeConfig::source_ssh);
+  AddSshSetters(setters, "dest_ssh", &PipeConfig::dest_ssh);
+  return setters;
+}
+
 const std::map<std::string, Setter>& Setters() {
-  static const std::map<std::string, Setter> setters = {
+  static const std::map<std::string, Setter> setters = WithSshSetters({
       {"source", UrlList(&PipeConfig::source)},
       {"failover.after_ms", Number(&PipeConfig::failover_after_ms, 0, 86400000)},
       {"on_binlog_gap",
@@ -495,7 +545,7 @@ const std::map<std::string, Setter>& Setters() {
          c.datetime_fallback = *fallback;
          return Status::Ok();
        }},
-  };
+  });
   return setters;
 }
 
@@ -555,9 +605,43 @@ Status LoadConfigFile(const std::string& path, PipeConfig& config) {
   CHSYNC_RETURN_IF_ERROR(LoadConfigText(text.str(), path, config));
   RegisterSecretsIn(config.source);  // the passwords of its URLs, never printed (common/redact.h)
   RegisterSecretsIn(config.dest);
+  // The tunnels' files, like the password files, are relative to the configuration file's folder.
+  for (net::SshEndpoint* ssh : {&config.source_ssh, &config.dest_ssh}) {
+    for (std::string* file : {&ssh->key_file, &ssh->known_hosts}) {
+      if (!file->empty() && file->front() != '/' && file->front() != '~') {
+        *file = (std::filesystem::path(path).parent_path() / *file).string();
+      }
+    }
+  }
   CHSYNC_RETURN_IF_ERROR(ExportPasswordFile(path, "source_password_file", config.source_password_file,
                                             "CHSYNC_SOURCE_PASSWORD"));
   return ExportPasswordFile(path, "dest_password_file", config.dest_password_file, "CHSYNC_DEST_PASSWORD");
+}
+
+Status ApplySshKeys(PipeConfig& config) {
+  for (auto [key, ssh, urls] : {std::tuple{"source_ssh", &config.source_ssh, &config.source},
+                                std::tuple{"dest_ssh", &config.dest_ssh, &config.dest}}) {
+    const net::SshEndpoint none;
+    if (ssh->host.empty()) {
+      if (!(*ssh == none)) {
+        return Error(ErrorKind::kConfig, std::string(key) + " names no host: give " + key +
+                                             ".host, the bastion chsync opens its SSH tunnel through");
+      }
+      continue;
+    }
+    auto checked =
+        net::ParseSshTarget(ssh->host.find(':') != std::string::npos ? "[" + ssh->host + "]" : ssh->host,
+                            std::string(key) + ".host");
+    // One ':' is a port (an IPv6 address has two or more).
+    if (!checked.ok() || checked->port != 22 || !checked->user.empty() ||
+        std::count(ssh->host.begin(), ssh->host.end(), ':') == 1) {
+      return Error(ErrorKind::kConfig, std::string(key) + ".host must be a host name or address alone ('" +
+                                           ssh->host + "'): give the port and user in " + key + ".port and " +
+                                           key + ".user");
+    }
+    *urls = net::WithSshParams(*urls, *ssh);
+  }
+  return Status::Ok();
 }
 
 Result<PipeConfig::DateTimeFallback> ParseDateTimeFallback(std::string_view text) {

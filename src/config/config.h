@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "common/result.h"
+#include "net/ssh_endpoint.h"
 #include "policy/mapping.h"
 #include "policy/schema_policy.h"
 
@@ -34,6 +35,12 @@ struct PipeConfig {
   /// every URL without a password of its own takes its password from.
   std::string source_password_file;
   std::string dest_password_file;
+  /// SSH tunnels to the source and, separately, to the destination (file keys source_ssh.* and
+  /// dest_ssh.*: host, port, user, key_file, known_hosts, strict_host_key_checking; no flags):
+  /// every URL of `source` / `dest` without an ssh= parameter of its own goes through this bastion
+  /// (net/ssh_endpoint.h; docs/configuration.md, "SSH tunnels"). An empty host: no tunnel.
+  net::SshEndpoint source_ssh;
+  net::SshEndpoint dest_ssh;
   std::string tables;         ///< --tables patterns; empty: every non-system table
   std::string state;          ///< the state directory
   std::string dest_database;  ///< empty: named like each source database
@@ -122,6 +129,11 @@ struct PipeConfig {
 /// replacing a value from the environment; a missing, empty or multi-line file is a kConfig error
 /// naming the key and the file. REQUIRES: no other thread runs (it calls setenv).
 Status LoadConfigFile(const std::string& path, PipeConfig& config);
+
+/// Puts source_ssh and dest_ssh into the URLs of `source` and `dest` as ssh= parameters (only URLs
+/// that name no ssh= of their own; flags given on the command line too). Call once, after the flags
+/// were merged. kConfig when a tunnel's keys lack its host.
+Status ApplySshKeys(PipeConfig& config);
 
 /// Same as LoadConfigFile on YAML text, without reading password files; `origin` names it in errors.
 Status LoadConfigText(std::string_view yaml, const std::string& origin, PipeConfig& config);

@@ -20,6 +20,65 @@ TEST(PipeConfig, BadBytesRetriesAndBooleansNameTheKey) {
   }
 }
 
+TEST(PipeConfig, SshKeysPutATunnelIntoEveryUrlWithoutItsOwn) {
+  PipeConfig c;
+  Status s = LoadConfigText(R"(
+source:
+  - mysql://repl@db-1.internal:3306
+  - mysql://repl@db-2.internal:3306?ssh=other@bastion-2:2200
+dest: https://default@ch.internal:8443
+source_ssh:
+  host: bastion.example.com
+  port: 2222
+  user: tunnel
+  key_file: /etc/chsync/id_ed25519
+  known_hosts: /etc/chsync/known_hosts
+dest_ssh:
+  host: bastion.example.com
+  user: tunnel
+  strict_host_key_checking: false
+)",
+                            "pipe.yaml", c);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  EXPECT_EQ(c.source_ssh.host, "bastion.example.com");
+  EXPECT_EQ(c.source_ssh.port, 2222);
+  EXPECT_EQ(c.source_ssh.user, "tunnel");
+  EXPECT_EQ(c.source_ssh.key_file, "/etc/chsync/id_ed25519");
+  EXPECT_EQ(c.source_ssh.known_hosts, "/etc/chsync/known_hosts");
+  EXPECT_TRUE(c.source_ssh.strict_host_key_checking);
+  EXPECT_EQ(c.dest_ssh.port, 22);
+  EXPECT_FALSE(c.dest_ssh.strict_host_key_checking);
+  ASSERT_TRUE(ApplySshKeys(c).ok());
+  EXPECT_EQ(c.source,
+            "mysql://repl@db-1.internal:3306?ssh=tunnel%40bastion.example.com:2222&ssh-key=/etc/chsync/"
+            "id_ed25519&ssh-known-hosts=/etc/chsync/known_hosts, "
+            "mysql://repl@db-2.internal:3306?ssh=other@bastion-2:2200");
+  EXPECT_EQ(c.dest, "https://default@ch.internal:8443?ssh=tunnel%40bastion.example.com:22&ssh-strict=no");
+}
+
+TEST(PipeConfig, BadSshKeysNameTheKey) {
+  for (const char* text : {"source_ssh:\n  port: 0\n", "source_ssh:\n  port: ssh\n",
+                           "dest_ssh:\n  strict_host_key_checking: maybe\n", "source_ssh:\n  hots: b\n"}) {
+    PipeConfig c;
+    Status s = LoadConfigText(text, "pipe.yaml", c);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
+    EXPECT_NE(s.error().message().find("pipe.yaml:"), std::string::npos) << s.error().message();
+  }
+  PipeConfig no_host;
+  ASSERT_TRUE(
+      LoadConfigText("source: mysql://r@db\nsource_ssh:\n  user: tunnel\n", "pipe.yaml", no_host).ok());
+  Status s = ApplySshKeys(no_host);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("source_ssh names no host"), std::string::npos) << s.error().message();
+  PipeConfig with_port;
+  ASSERT_TRUE(
+      LoadConfigText("source: mysql://r@db\nsource_ssh:\n  host: b:22\n", "pipe.yaml", with_port).ok());
+  s = ApplySshKeys(with_port);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("source_ssh.port"), std::string::npos) << s.error().message();
+}
+
 TEST(PipeConfig, CompleteFileSetsEveryKey) {
   PipeConfig c;
   Status s = LoadConfigText(R"(

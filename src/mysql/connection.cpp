@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +18,7 @@
 #include "common/redact.h"
 #include "mysql/aws_credentials.h"
 #include "mysql/aws_sigv4.h"
+#include "net/ssh_tunnel.h"
 
 namespace chsync::mysql {
 namespace {
@@ -65,6 +67,7 @@ Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env) 
   }
   if (url.path.size() > 1) o.database = url.path.substr(1);
   CHSYNC_ASSIGN_OR_RETURN(auto params, ParseQueryParams(url.query));
+  CHSYNC_ASSIGN_OR_RETURN(o.ssh, net::TakeSshParams(params, "source URL"));
   bool tls_off = false;
   bool verify_mode = false;
   bool auth_iam = false;
@@ -112,7 +115,8 @@ Result<ConnectOptions> OptionsFromUrl(const Url& url, const char* password_env) 
     } else {
       return Error(ErrorKind::kUsage,
                    "unknown source URL parameter '" + key +
-                       "' (known: ssl, ssl-ca, connect-timeout, read-timeout, auth, region)");
+                       "' (known: ssl, ssl-ca, connect-timeout, read-timeout, auth, region, ssh, ssh-key, "
+                       "ssh-known-hosts, ssh-strict)");
     }
   }
   if (auth_iam || !o.aws_iam_region.empty()) {
@@ -249,9 +253,22 @@ Result<std::unique_ptr<Connection>> Connection::Open(const ConnectOptions& optio
     mysql_optionsv(mysql, MYSQL_ENABLE_CLEARTEXT_PLUGIN, &cleartext);
   }
   std::unique_ptr<Connection> conn(new Connection(mysql, options));
-  if (mysql_real_connect(mysql, options.host.c_str(), options.user.c_str(), password.c_str(),
-                         options.database.empty() ? nullptr : options.database.c_str(), options.port, nullptr,
+  std::string host = options.host;
+  uint16_t port = options.port;
+  if (options.ssh) {  // the forwarder of an SSH tunnel stands in for the server
+    CHSYNC_ASSIGN_OR_RETURN(net::LocalAddress local,
+                            net::DialThroughSsh(*options.ssh, options.host, options.port,
+                                                std::chrono::seconds(options.connect_timeout_s)));
+    host = local.host;
+    port = local.port;
+  }
+  if (mysql_real_connect(mysql, host.c_str(), options.user.c_str(), password.c_str(),
+                         options.database.empty() ? nullptr : options.database.c_str(), port, nullptr,
                          CLIENT_MULTI_RESULTS) == nullptr) {
+    if (options.ssh && IsNetworkErrno(mysql_errno(mysql))) {
+      // The forwarder closed the connection: the bastion refused the channel, or the session dropped.
+      if (auto failure = net::RecentSshFailure(*options.ssh, options.host, options.port)) return *failure;
+    }
     if (mysql_errno(mysql) == CR_SSL_CONNECTION_ERROR) {
       return TlsConnectError(options, mysql_error(mysql), mysql_errno(mysql));
     }

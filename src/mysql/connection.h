@@ -9,6 +9,7 @@
 
 #include "common/result.h"
 #include "common/url.h"
+#include "net/ssh_endpoint.h"
 
 struct st_mysql;  // MYSQL from <mariadb/mysql.h>
 
@@ -35,6 +36,10 @@ struct ConnectOptions {
   /// new IAM token (mysql/aws_sigv4.h, credentials by ResolveAwsCredentials) for every connection
   /// and sends it as the password with the cleartext plugin; TLS is required. Empty: password auth.
   std::string aws_iam_region;
+  /// ?ssh=USER@BASTION:PORT (with ssh-key, ssh-known-hosts, ssh-strict): Open() connects through an
+  /// SSH tunnel to host:port (net/ssh_tunnel.h). TLS through a tunnel checks the certificate
+  /// against 127.0.0.1, the forwarder's address.
+  std::optional<net::SshEndpoint> ssh;
 
   /// "host:port", for messages.
   std::string Address() const;
