@@ -66,7 +66,7 @@ if grep -q '^E:' "$work/lintian.txt"; then fail "lintian found errors (above)"; 
 step "dependencies"
 depends=$(dpkg-deb -f "$deb" Depends)
 echo "Depends: $depends"
-for lib in libmariadb3 libcurl4 libzstd1 libyaml-cpp adduser procps; do
+for lib in libmariadb3 libcurl4 libzstd1 libyaml-cpp libssh-4 adduser procps; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib"
 done
 # Each dependency's package name, without version or alternatives' separators.

@@ -142,8 +142,10 @@ TEST_P(SshTunnelTest, CheckNamesTheSshFailure) {
     GTEST_SKIP() << "check's source section does not depend on the destination";
   ASSERT_TRUE(p_.connected());
   const std::string dest = RequireEnv("CHSYNC_TEST_CLICKHOUSE");
+  p_.Exec("CREATE TABLE t (id INT PRIMARY KEY)");
   auto check = [&](const std::string& source) {
-    return testing::RunProcess({testing::ChsyncBinary(), "check", "--source", source, "--dest", dest});
+    return testing::RunProcess(
+        {testing::ChsyncBinary(), "check", "--source", source, "--dest", dest, "--tables", p_.db() + ".*"});
   };
   testing::ProcessResult ok = check(Tunneled(p_.source_url(), key_, known_hosts_));
   EXPECT_NE(ok.output.find("SSH tunnel to 127.0.0.1:"), std::string::npos) << ok.output;
@@ -163,6 +165,13 @@ TEST_P(SshTunnelTest, CheckNamesTheSshFailure) {
   EXPECT_NE(unknown.output.find("unknown host"), std::string::npos) << unknown.output;
   EXPECT_NE(unknown.output.find("ssh-keyscan -p " + port_ + " 127.0.0.1"), std::string::npos)
       << unknown.output;
+
+  // With strict host key checking off, the same unknown key is accepted (and logged).
+  testing::ProcessResult lenient = check(Tunneled(p_.source_url(), key_, empty) + "&ssh-strict=no");
+  EXPECT_EQ(lenient.output.find("unknown host"), std::string::npos) << lenient.output;
+  EXPECT_NE(lenient.output.find("accepted because strict host key checking is off"), std::string::npos)
+      << lenient.output;
+  EXPECT_NE(lenient.output.find("flavor"), std::string::npos) << lenient.output;
 
   // A port nobody listens on, as the bastion sees it.
   const std::string nowhere =
