@@ -178,6 +178,7 @@ int RunExplainDdl(const ExplainDdlOptions& o) {
     }
     clickhouse::Capabilities caps = clickhouse::FromVersion(*version);
     caps.datetime_fallback_text = config.datetime_fallback == pipe::PipeConfig::DateTimeFallback::kString;
+    caps.json_native = config.json == pipe::PipeConfig::JsonMode::kNative;
     destination.emplace(caps, o.metadata != "full", std::move(config));
   } else if (!o.config_file.empty()) {
     fmt::print(stderr, "chsync explain-ddl: --config needs --clickhouse-version (the plans it shapes)\n");

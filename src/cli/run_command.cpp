@@ -48,7 +48,7 @@ extern "C" void OnReloadSignal(int /*signal*/) {
 struct RunFlags {
   std::string config_file;
   std::optional<std::string> source, dest, tables, state, dest_database, log_level, dest_cluster,
-      dest_replication_path, on_binlog_gap, log_format, http_listen, datetime_fallback, snapshot_mode,
+      dest_replication_path, on_binlog_gap, log_format, http_listen, datetime_fallback, json, snapshot_mode,
       start_position, start_gtid, start_time;
   std::optional<uint64_t> failover_after_ms;
   std::optional<double> ready_max_lag_s;
@@ -113,6 +113,14 @@ int RunOrResync(const RunFlags& f, bool resync) {
       return kExitUsage;
     }
     config.datetime_fallback = *fallback;
+  }
+  if (f.json) {
+    auto mode = pipe::ParseJsonMode(*f.json);
+    if (!mode.ok()) {
+      fmt::print(stderr, "chsync {}: --json: {}\n", name, mode.error().message());
+      return kExitUsage;
+    }
+    config.json = *mode;
   }
   if (f.snapshot_mode) {
     auto mode = pipe::ParseStartMode(*f.snapshot_mode);
@@ -219,6 +227,9 @@ void AddFlags(CLI::App* sub, RunFlags& f) {
   sub->add_option("--datetime-fallback", f.datetime_fallback,
                   "drop_fraction (default) or string: how DATETIME/TIMESTAMP with fractional seconds are "
                   "kept on a ClickHouse without DateTime64 (before 20.1); string keeps them exactly as text");
+  sub->add_option("--json", f.json,
+                  "string (default) or native: MySQL/MariaDB JSON columns as their text in a String, or as "
+                  "ClickHouse JSON (ClickHouse 25.3 or later); per table with table_options' json");
   sub->add_option(
       "--dest", f.dest,
       "http(s)://USER:PASSWORD@HOST:PORT (ClickHouse server; several, comma-separated: the "

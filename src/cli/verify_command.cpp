@@ -129,6 +129,7 @@ int RunVerify(const VerifyFlags& f) {
   options.mappings = config.mappings.empty() ? nullptr : &config.mappings;
   options.source_name = config.source_name;
   options.datetime_fallback_text = config.datetime_fallback == pipe::PipeConfig::DateTimeFallback::kString;
+  options.json_native = config.json == pipe::PipeConfig::JsonMode::kNative;
   options.chunk_rows = f.chunk_rows;
   options.wait_s = f.wait_s;
   options.max_rows_shown = f.max_rows;

@@ -60,6 +60,9 @@ constexpr Feature kFeatures[] = {
     {"replacing_is_deleted", &Capabilities::replacing_is_deleted, {23, 2, 0, 0}},
     // 24.8: the new JSON type (experimental, allow_experimental_json_type).
     {"json_type", &Capabilities::json_type, {24, 8, 0, 0}},
+    // 25.3: the JSON type production-ready (docs: "marked as production ready in version 25.3");
+    // Nullable(JSON) since 25.2 (PR #73556); checked on the embedded chDB 26.7.
+    {"json_type_ready", &Capabilities::json_type_ready, {25, 3, 0, 0}},
     // 25.6: Time and Time64 (docs: "introduced in version 25.6", enable_time_time64_type).
     {"time_type", &Capabilities::time_type, {25, 6, 0, 0}},
 };

@@ -21,7 +21,10 @@ struct Capabilities {
   bool uuid = false;                  ///< UUID type
   bool decimal256 = false;            ///< Decimal(P, S) with 38 < P <= 76 without an experimental setting
   bool json_type = false;  ///< the JSON type (needs a setting before 25.3; chsync maps JSON to String)
-  bool time_type = false;  ///< Time / Time64 types (need enable_time_time64_type)
+  /// The JSON type production-ready (25.3), Nullable(JSON) included (25.2), and RowBinary input of
+  /// it as text (input_format_binary_read_json_as_string): what `json: native` needs.
+  bool json_type_ready = false;
+  bool time_type = false;                   ///< Time / Time64 types (need enable_time_time64_type)
   bool add_column_if_not_exists = false;    ///< ALTER … ADD COLUMN IF NOT EXISTS
   bool add_column_after = false;            ///< ALTER … ADD COLUMN … AFTER col
   bool add_column_first = false;            ///< ALTER … ADD COLUMN … FIRST
@@ -37,6 +40,10 @@ struct Capabilities {
   /// configuration; FromVersion leaves it false. Without datetime64, DATETIME/TIMESTAMP with
   /// fractional seconds then map to a String holding their exact text instead of DateTime.
   bool datetime_fallback_text = false;
+  /// Not the server's but the user's choice (`json: native`, per pipe or per table): MySQL/MariaDB
+  /// JSON columns map to ClickHouse JSON instead of String. MapColumn refuses a JSON column under
+  /// it on a server without json_type_ready. FromVersion leaves it false.
+  bool json_native = false;
   /// The version these capabilities were decided from, for messages; {0, 0} when built by hand.
   ServerVersion version;
 };

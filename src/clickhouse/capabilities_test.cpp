@@ -70,5 +70,13 @@ TEST(CapabilitiesTest, ListHasUniqueNamesAndFirstVersions) {
   EXPECT_EQ(FirstVersionWith("no_such_feature"), (ServerVersion{}));
 }
 
+TEST(CapabilitiesTest, JsonTypeReadyFrom25_3AndNeverChosenByTheServer) {
+  EXPECT_FALSE(FromVersion({25, 2, 0, 0}).json_type_ready);
+  EXPECT_TRUE(FromVersion({25, 3, 0, 0}).json_type_ready);
+  EXPECT_TRUE(FromVersion({24, 8, 0, 0}).json_type);
+  EXPECT_FALSE(FromVersion({26, 7, 0, 0}).json_native) << "json: native is the user's choice";
+  EXPECT_EQ(FirstVersionWith("json_type_ready").ToString(), "25.3.0");
+}
+
 }  // namespace
 }  // namespace chsync::clickhouse

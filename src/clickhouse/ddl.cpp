@@ -582,13 +582,16 @@ std::optional<std::string> DefaultExpression(const schema::Column& column, const
 }
 
 std::string InsertPrefix(std::string_view database, std::string_view table,
-                         const std::vector<std::string>& columns) {
+                         const std::vector<std::string>& columns, bool json) {
   std::string sql = "INSERT INTO " + QualifiedName(database, table) + " (";
   for (size_t i = 0; i < columns.size(); ++i) {
     if (i > 0) sql += ", ";
     sql += QuoteIdentifier(columns[i]);
   }
-  sql += ") FORMAT RowBinary";
+  sql += ")";
+  if (json)
+    sql += " SETTINGS input_format_binary_read_json_as_string = 1, type_json_skip_duplicated_paths = 1";
+  sql += " FORMAT RowBinary";
   return sql;
 }
 

@@ -221,8 +221,11 @@ std::string RenameTable(std::string_view from, std::string_view to, const DdlTar
 /// dates): an omitted default is never guessed.
 std::optional<std::string> DefaultExpression(const schema::Column& column, const MappedType& mapped);
 
-/// "INSERT INTO `db`.`t` (`a`, `b`) FORMAT RowBinary".
+/// "INSERT INTO `db`.`t` (`a`, `b`) FORMAT RowBinary". With `json` (a column is kJson), the
+/// INSERT reads JSON values as their text (input_format_binary_read_json_as_string) and keeps the
+/// first of two keys that name one path ({"a.b": 1, "a": {"b": 2}}: type_json_skip_duplicated_paths)
+/// rather than refusing the row.
 std::string InsertPrefix(std::string_view database, std::string_view table,
-                         const std::vector<std::string>& columns);
+                         const std::vector<std::string>& columns, bool json = false);
 
 }  // namespace chsync::clickhouse

@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 
@@ -376,11 +379,225 @@ class WkbReader {
   bool little_ = true;
 };
 
+/// `text` as a JSON string: quoted, with `"`, `\` and control characters escaped.
+void AppendJsonString(std::string_view text, std::string& out) {
+  out += '"';
+  for (char ch : text) {
+    const auto byte = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (byte < 0x20) {
+      char escape[8];
+      std::snprintf(escape, sizeof(escape), "\\u%04x", byte);
+      out += escape;
+    } else {
+      out += ch;
+    }
+  }
+  out += '"';
+}
+
+/// Copies a JSON document (RFC 8259) for ClickHouse's JSON type, which refuses what MySQL and
+/// MariaDB keep: a number that is an integer outside Int64/UInt64 or a float beyond Float64 is
+/// written as a string of its digits ("123456789012345678901234567890"); everything else is copied
+/// byte for byte. Document() is false for text that is not strict JSON (MariaDB's json_valid is
+/// laxer), a lone UTF-16 surrogate escape (which ClickHouse refuses) or nesting deeper than
+/// ClickHouse reads.
+class JsonRewriter {
+ public:
+  explicit JsonRewriter(std::string_view text) : text_(text) {}
+
+  bool Document(std::string& out) {
+    SkipSpace();
+    is_object_ = pos_ < text_.size() && text_[pos_] == '{';
+    if (!Value(out, 0)) return false;
+    SkipSpace();
+    return pos_ == text_.size();
+  }
+  bool is_object() const { return is_object_; }
+
+ private:
+  /// ClickHouse's input_format_json_max_depth is 1000; MySQL allows 100 levels, MariaDB 32.
+  static constexpr int kMaxDepth = 900;
+
+  void SkipSpace() {
+    while (pos_ < text_.size() &&
+           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r'))
+      ++pos_;
+  }
+  bool Literal(std::string_view word, std::string& out) {
+    if (text_.substr(pos_, word.size()) != word) return false;
+    out += word;
+    pos_ += word.size();
+    return true;
+  }
+  bool Value(std::string& out, int depth) {
+    if (depth > kMaxDepth || pos_ >= text_.size()) return false;
+    switch (text_[pos_]) {
+      case '{': return Container(out, depth, '}', true);
+      case '[': return Container(out, depth, ']', false);
+      case '"': return String(out);
+      case 't': return Literal("true", out);
+      case 'f': return Literal("false", out);
+      case 'n': return Literal("null", out);
+      default: return Number(out);
+    }
+  }
+  bool Container(std::string& out, int depth, char close, bool object) {
+    out += text_[pos_++];
+    SkipSpace();
+    if (pos_ < text_.size() && text_[pos_] == close) {
+      out += text_[pos_++];
+      return true;
+    }
+    while (true) {
+      SkipSpace();
+      if (object) {
+        if (pos_ >= text_.size() || text_[pos_] != '"' || !String(out)) return false;
+        SkipSpace();
+        if (pos_ >= text_.size() || text_[pos_] != ':') return false;
+        out += text_[pos_++];
+        SkipSpace();
+      }
+      if (!Value(out, depth + 1)) return false;
+      SkipSpace();
+      if (pos_ >= text_.size()) return false;
+      const char next = text_[pos_++];
+      out += next;
+      if (next == close) return true;
+      if (next != ',') return false;
+    }
+  }
+  /// Four hex digits at `at`, or -1.
+  int Hex4(size_t at) const {
+    if (at > text_.size() || text_.size() - at < 4) return -1;
+    int value = 0;
+    for (size_t i = at; i < at + 4; ++i) {
+      const char ch = text_[i];
+      int digit = 0;
+      if (ch >= '0' && ch <= '9')
+        digit = ch - '0';
+      else if (ch >= 'a' && ch <= 'f')
+        digit = ch - 'a' + 10;
+      else if (ch >= 'A' && ch <= 'F')
+        digit = ch - 'A' + 10;
+      else
+        return -1;
+      value = value * 16 + digit;
+    }
+    return value;
+  }
+  bool String(std::string& out) {
+    const size_t start = pos_++;
+    while (pos_ < text_.size()) {
+      const char ch = text_[pos_];
+      if (ch == '"') {
+        ++pos_;
+        out += text_.substr(start, pos_ - start);
+        return true;
+      }
+      if (static_cast<unsigned char>(ch) < 0x20) return false;
+      if (ch != '\\') {
+        ++pos_;
+        continue;
+      }
+      if (pos_ + 1 >= text_.size()) return false;
+      const char escaped = text_[pos_ + 1];
+      if (escaped != 'u') {
+        if (std::string_view("\"\\/bfnrt").find(escaped) == std::string_view::npos) return false;
+        pos_ += 2;
+        continue;
+      }
+      const int unit = Hex4(pos_ + 2);
+      if (unit < 0 || (unit >= 0xDC00 && unit <= 0xDFFF)) return false;
+      pos_ += 6;
+      if (unit >= 0xD800 && unit <= 0xDBFF) {  // a high surrogate: a low one must follow
+        if (text_.substr(pos_, 2) != "\\u") return false;
+        const int low = Hex4(pos_ + 2);
+        if (low < 0xDC00 || low > 0xDFFF) return false;
+        pos_ += 6;
+      }
+    }
+    return false;
+  }
+  bool Digits() {
+    const size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') ++pos_;
+    return pos_ > start;
+  }
+  bool Number(std::string& out) {
+    const size_t start = pos_;
+    if (pos_ < text_.size() && text_[pos_] == '-') ++pos_;
+    if (pos_ < text_.size() && text_[pos_] == '0') {
+      ++pos_;
+    } else if (!Digits()) {
+      return false;
+    }
+    bool integer = true;
+    if (pos_ < text_.size() && text_[pos_] == '.') {
+      ++pos_;
+      if (!Digits()) return false;
+      integer = false;
+    }
+    if (pos_ < text_.size() && (text_[pos_] == 'e' || text_[pos_] == 'E')) {
+      ++pos_;
+      if (pos_ < text_.size() && (text_[pos_] == '+' || text_[pos_] == '-')) ++pos_;
+      if (!Digits()) return false;
+      integer = false;
+    }
+    const std::string_view number = text_.substr(start, pos_ - start);
+    bool fits = true;
+    if (integer) {
+      const char* end = number.data() + number.size();
+      if (number[0] == '-') {
+        int64_t v = 0;
+        fits = std::from_chars(number.data(), end, v).ec == std::errc();
+      } else {
+        uint64_t v = 0;
+        fits = std::from_chars(number.data(), end, v).ec == std::errc();
+      }
+    } else {
+      const std::string copy(number);  // strtod needs a terminated string
+      errno = 0;
+      const double v = std::strtod(copy.c_str(), nullptr);
+      fits = !(errno == ERANGE && std::isinf(v));
+    }
+    if (fits) {
+      out += number;
+    } else {
+      out += '"';
+      out += number;
+      out += '"';
+    }
+    return true;
+  }
+
+  std::string_view text_;
+  size_t pos_ = 0;
+  bool is_object_ = false;
+};
+
 /// Date and DateTime are used only for servers without Date32/DateTime64, whose date tables end
 /// in 2105 (18.16 prints 2106-02-08 and later as 1970 dates): 2105-12-31 is the last safe day.
 const int64_t kLastOldDay = DaysFromCivil(2105, 12, 31);
 
 }  // namespace
+
+std::string JsonObjectText(std::string_view document) {
+  JsonRewriter rewriter(document);
+  std::string value;
+  if (!rewriter.Document(value)) {
+    // Not JSON that ClickHouse reads (MariaDB's json_valid lets `1.`, `-` and `"\x"` pass): the
+    // text itself, as a string.
+    std::string out = "{\"_text\":";
+    AppendJsonString(document, out);
+    out += '}';
+    return out;
+  }
+  if (rewriter.is_object()) return value;
+  return "{\"_value\":" + value + "}";
+}
 
 Result<std::string> GeometryToWkt(std::string_view srid_and_wkb) {
   if (srid_and_wkb.size() < 4) return Bad("GEOMETRY value shorter than its 4-byte SRID");
@@ -544,6 +761,11 @@ Status EncodeCell(const MappedType& column, const Cell& cell, std::string& out, 
     case Encoding::kString: {
       CHSYNC_ASSIGN_OR_RETURN(std::string_view bytes, BytesOf(column, cell, 0));
       PutString(bytes, out);
+      return Status::Ok();
+    }
+    case Encoding::kJson: {
+      CHSYNC_ASSIGN_OR_RETURN(std::string_view bytes, BytesOf(column, cell, 0));
+      PutString(JsonObjectText(bytes), out);
       return Status::Ok();
     }
     case Encoding::kEnum8:

@@ -130,4 +130,12 @@ Status EncodeCell(const MappedType& column, const Cell& cell, std::string& out,
 /// truncated or malformed WKB, naming the byte offset.
 Result<std::string> GeometryToWkt(std::string_view srid_and_wkb);
 
+/// What a kJson column receives for the JSON text `document`, in a form ClickHouse's JSON type
+/// reads: the document when it is an object, white space outside strings dropped; otherwise (an
+/// array, a scalar, null) {"_value":document}, since ClickHouse's JSON holds objects only. A number
+/// ClickHouse cannot hold (an integer beyond Int64/UInt64, a float beyond Float64) becomes a string
+/// of its digits. Text that is not strict JSON (MariaDB's json_valid passes `1.`, `-`, `"\x"`), a
+/// lone UTF-16 surrogate or nesting deeper than 900 becomes {"_text":"the text"}.
+std::string JsonObjectText(std::string_view document);
+
 }  // namespace chsync::clickhouse

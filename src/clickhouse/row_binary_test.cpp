@@ -338,5 +338,52 @@ TEST(RowBinaryTest, EncoderAppendsWholeRowsOnly) {
   EXPECT_FALSE(enc.AppendRow(short_row).ok());
 }
 
+// A JSON column receives the document's text as a String; one that is not an object goes under
+// _value, since ClickHouse's JSON holds objects only.
+TEST(RowBinaryTest, JsonIsSentAsTextAndNonObjectsAreWrapped) {
+  MappedType json;
+  json.type = "JSON";
+  json.encoding = Encoding::kJson;
+  EXPECT_EQ(Encode(json, Cell(std::string("{\"a\":1}"))), std::string("\x07{\"a\":1}"));
+  EXPECT_EQ(JsonObjectText(" {\"a\": [1, {\"b\" : \"x y\"}]}\n"), "{\"a\":[1,{\"b\":\"x y\"}]}");
+  EXPECT_EQ(JsonObjectText("[1, 2]"), "{\"_value\":[1,2]}");
+  EXPECT_EQ(JsonObjectText("\"s\""), "{\"_value\":\"s\"}");
+  EXPECT_EQ(JsonObjectText("null"), "{\"_value\":null}");
+  EXPECT_EQ(JsonObjectText("12.5"), "{\"_value\":12.5}");
+  EXPECT_EQ(JsonObjectText("{}"), "{}");
+  EXPECT_EQ(JsonObjectText("{\"e\":\"\\ud83d\\ude00\\n\\\"\",\"f\":-0.5E+2}"),
+            "{\"e\":\"\\ud83d\\ude00\\n\\\"\",\"f\":-0.5E+2}");
+}
+
+// Numbers ClickHouse's JSON cannot hold become strings of their digits, so that the row is kept.
+TEST(RowBinaryTest, JsonNumbersBeyondClickHouseBecomeStrings) {
+  EXPECT_EQ(JsonObjectText("{\"u\":18446744073709551615,\"i\":-9223372036854775808}"),
+            "{\"u\":18446744073709551615,\"i\":-9223372036854775808}");
+  EXPECT_EQ(JsonObjectText("{\"u\":18446744073709551616,\"i\":-9223372036854775809}"),
+            "{\"u\":\"18446744073709551616\",\"i\":\"-9223372036854775809\"}");
+  EXPECT_EQ(JsonObjectText("{\"d\":[123456789012345678901234567890, 1e400, -1e400, 1e-400, 1.5e300]}"),
+            "{\"d\":[\"123456789012345678901234567890\",\"1e400\",\"-1e400\",1e-400,1.5e300]}");
+  EXPECT_EQ(JsonObjectText("1e999"), "{\"_value\":\"1e999\"}");
+}
+
+// Text that is not strict JSON (MariaDB's json_valid lets some pass) is kept as a string under
+// _text rather than refused by ClickHouse.
+TEST(RowBinaryTest, JsonThatClickHouseCannotReadIsKeptAsText) {
+  for (const char* text : {"", " \n", "{\"a\":1.}", "{\"a\":-}", "{\"a\":1e}", "{\"a\":\"\\x\"}",
+                           "{\"a\":01}", "{\"a\":.5}", "{\"a\":1,}", "{\"a\":1} x", "{\"a\":\"\\ud800\"}",
+                           "{\"a\":\"\\udc00\"}", "{\"a\":\"\\ud800\\u0041\"}", "{\"a\":\"\\u12\"}", "{\"a\"",
+                           "{\"a\":tru}", "[1", "{'a':1}", "{\"a\":\"x\ty\"}"}) {
+    const std::string out = JsonObjectText(text);
+    EXPECT_EQ(out.rfind("{\"_text\":\"", 0), 0U) << text << " -> " << out;
+  }
+  EXPECT_EQ(JsonObjectText("{\"a\":\"x\ty\\\"\"} \n"),
+            "{\"_text\":\"{\\\"a\\\":\\\"x\\u0009y\\\\\\\"\\\"} \\u000a\"}");
+  std::string deep(2000, '[');
+  EXPECT_EQ(JsonObjectText(deep + std::string(2000, ']')).rfind("{\"_text\":", 0), 0U);
+  std::string nested(100, '[');
+  EXPECT_EQ(JsonObjectText(nested + std::string(100, ']')),
+            "{\"_value\":" + nested + std::string(100, ']') + "}");
+}
+
 }  // namespace
 }  // namespace chsync::clickhouse

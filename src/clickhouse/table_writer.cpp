@@ -37,7 +37,7 @@ Result<TableWriter> TableWriter::Create(const schema::TableSchema& table, const 
   if (source) names.push_back(options.source_column);
   TableWriter writer(std::move(types), table.name, std::move(names), source);
   writer.source_value_ = options.source_value;
-  writer.prefix_ = InsertPrefix(target.database, table.name, writer.names_);
+  writer.prefix_ = InsertPrefix(target.database, table.name, writer.names_, writer.HasJson());
   writer.qualified_ = QualifiedName(target.database, table.name);
   return writer;
 }
@@ -54,7 +54,12 @@ void TableWriter::RouteTo(ShardRouter router, std::string_view local_database) {
   if (!encoders.empty()) encoders[0] = std::move(encoders_[0]);
   encoders_ = std::move(encoders);
   router_.emplace(std::move(router));
-  local_prefix_ = InsertPrefix(local_database, table_, names_);
+  local_prefix_ = InsertPrefix(local_database, table_, names_, HasJson());
+}
+
+bool TableWriter::HasJson() const {
+  return std::any_of(types_.begin(), types_.end(),
+                     [](const MappedType& t) { return t.encoding == Encoding::kJson; });
 }
 
 size_t TableWriter::rows() const {

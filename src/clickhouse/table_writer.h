@@ -51,6 +51,8 @@ class TableWriter {
   const std::string& local_prefix() const { return local_prefix_; }
 
   size_t rows() const;
+  /// A column is ClickHouse JSON (Encoding::kJson): the INSERT carries the settings for it.
+  bool HasJson() const;
   size_t bytes() const;
   /// Makes room for `bytes` of encoded rows (unrouted writers), so that filling a large batch does
   /// not regrow and copy its buffer on the way; the room stays across Flush.

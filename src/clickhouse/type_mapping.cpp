@@ -82,8 +82,20 @@ Result<MappedType> MapEnum(const schema::Column& column) {
   return m;
 }
 
+Result<MappedType> MapJson(const schema::Column& column, const Capabilities& caps) {
+  if (caps.json_type_ready) return Plain("JSON", Encoding::kJson);
+  return Error(ErrorKind::kUnsupported,
+               TypeForMessage(column) +
+                   ": json: native needs the ClickHouse JSON type, production-ready from ClickHouse " +
+                   FirstVersionWith("json_type_ready").ToString() + ", and this server is " +
+                   (caps.version.major == 0 ? std::string("older") : caps.version.ToString()) +
+                   ": set json: string (the document's text in a String), for the pipe or this table in "
+                   "table_options, or upgrade ClickHouse");
+}
+
 Result<MappedType> MapBase(const schema::Column& column, const Capabilities& caps) {
   const bool u = column.is_unsigned;
+  if (caps.json_native && column.IsJson()) return MapJson(column, caps);
   switch (column.type) {
     case ColumnType::kTinyInt: return Integer(u, 8);
     case ColumnType::kSmallInt: return Integer(u, 16);

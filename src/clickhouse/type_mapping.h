@@ -37,8 +37,12 @@ enum class Encoding {
   /// show (TIMESTAMP as the UTC instant, DATETIME as written, zero dates as 1970-01-01 00:00:00),
   /// unclamped (server without DateTime64, datetime_fallback: string)
   kDateTimeText,
-  kTimeText,      ///< String "[-]HH:MM:SS[.f…]" as MySQL prints a TIME
-  kString,        ///< String: bytes as they are
+  kTimeText,  ///< String "[-]HH:MM:SS[.f…]" as MySQL prints a TIME
+  kString,    ///< String: bytes as they are
+  /// JSON (`json: native`): the document's JSON text, sent as a String (the INSERT sets
+  /// input_format_binary_read_json_as_string); a document that is not an object (an array, a
+  /// scalar, null) is sent as {"_value": document}, since ClickHouse's JSON holds objects only
+  kJson,
   kEnum8,         ///< Enum8: Int8 of the MySQL 1-based index (0 = the empty error value)
   kEnum16,        ///< Enum16: Int16 of the index
   kSetText,       ///< String: the member labels joined by ',' (MySQL's text form)
@@ -67,8 +71,11 @@ struct MappedType {
 };
 
 /// Maps a MySQL/MariaDB column to ClickHouse for a server with `caps`. Nullable exactly when the
-/// source column is. Fails (kUnsupported) for kUnknown types and ENUMs with more labels than
-/// Enum16 holds (they map to String only by an explicit choice, not silently).
+/// source column is. JSON columns (schema::Column::IsJson: MySQL's, and MariaDB's LONGTEXT with a
+/// json_valid CHECK) map to String, or under caps.json_native to JSON; on a server without
+/// json_type_ready that is kUnsupported, naming the column, the server's version and what to do. Fails
+/// (kUnsupported) for kUnknown types and ENUMs with more labels than Enum16 holds (they map to String only by
+/// an explicit choice, not silently).
 Result<MappedType> MapColumn(const schema::Column& column, const Capabilities& caps);
 
 /// The label of the value 0 in the Enum8/Enum16 of an ENUM with `labels` (MapColumn writes it into

@@ -162,5 +162,55 @@ TEST(TypeMappingTest, DecimalEncodingWidthFollowsPrecision) {
             Encoding::kDecimal256);
 }
 
+// json: string (the default) keeps JSON as text; json: native makes MySQL's JSON and MariaDB's
+// (LONGTEXT with a json_valid CHECK) ClickHouse JSON, Nullable when the column is; other text stays
+// String; a server before 25.3 refuses it, naming the column, its version and what to do.
+TEST(TypeMappingTest, JsonAsStringOrNative) {
+  schema::Column mysql_json = Col("doc", ColumnType::kJson);
+  schema::Column mariadb_json = Col("doc", ColumnType::kLongText).NotNull();
+  mariadb_json.json_valid_check = true;
+  schema::Column text = Col("doc", ColumnType::kLongText);
+  Capabilities native = kNew;
+  native.json_native = true;
+  struct JsonCase {
+    schema::Column column;
+    Capabilities caps;
+    const char* type;
+    Encoding encoding;
+  };
+  const JsonCase cases[] = {
+      {mysql_json, kNew, "Nullable(String)", Encoding::kString},
+      {mariadb_json, kNew, "String", Encoding::kString},
+      {mysql_json, native, "Nullable(JSON)", Encoding::kJson},
+      {mariadb_json, native, "JSON", Encoding::kJson},
+      {text, native, "Nullable(String)", Encoding::kString},
+      {mysql_json, FromVersion({25, 3, 1, 0}).json_type_ready ? native : kNew, "Nullable(JSON)",
+       Encoding::kJson},
+  };
+  for (const JsonCase& c : cases) {
+    auto m = MapColumn(c.column, c.caps);
+    ASSERT_TRUE(m.ok()) << m.error().message();
+    EXPECT_EQ(m->type, c.type) << c.column.TypeText();
+    EXPECT_EQ(m->encoding, c.encoding) << c.column.TypeText();
+  }
+  EXPECT_FALSE(FromVersion({25, 2, 9, 0}).json_type_ready);
+  EXPECT_TRUE(FromVersion({25, 3, 1, 0}).json_type_ready);
+
+  for (const ServerVersion& v : {ServerVersion{18, 16, 1, 0}, ServerVersion{24, 8, 2, 0}}) {
+    Capabilities old = FromVersion(v);
+    old.json_native = true;
+    auto refused = MapColumn(mysql_json, old);
+    ASSERT_FALSE(refused.ok()) << v.ToString();
+    EXPECT_EQ(refused.error().kind(), ErrorKind::kUnsupported);
+    const std::string& msg = refused.error().message();
+    EXPECT_NE(msg.find("column doc json"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("production-ready from ClickHouse 25.3"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("this server is " + v.ToString()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("set json: string"), std::string::npos) << msg;
+    // Text that is not JSON is not concerned.
+    EXPECT_TRUE(MapColumn(text, old).ok());
+  }
+}
+
 }  // namespace
 }  // namespace chsync::clickhouse

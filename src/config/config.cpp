@@ -221,7 +221,7 @@ Status ApplySchemaChanges(const YAML::Node& map, const std::string& origin, Pipe
 }
 
 constexpr const char* kTableOptionKeys =
-    "adopt, columns, deletes, dest, dest_database, dest_table, exclude_columns, history, "
+    "adopt, columns, deletes, dest, dest_database, dest_table, exclude_columns, history, json, "
     "order_by, partition_by, rename_columns, settings, source_column, ttl, where";
 
 /// A text option of table_options (`key` is the full configuration key, for messages).
@@ -362,6 +362,11 @@ Status ReadTableOptions(const YAML::Node& node, const std::string& origin, const
         return ConfigError(at, key, "must be soft (a DELETE removes the row) or ignore (append-only)");
       }
       options.deletes = value.Scalar() == "ignore" ? DeleteMode::kIgnore : DeleteMode::kSoft;
+    } else if (name == "json") {
+      auto mode = value.IsScalar() ? ParseJsonMode(value.Scalar()) : ParseJsonMode("");
+      if (!mode.ok())
+        return ConfigError(at, key, "must be string (JSON as text in a String) or native (ClickHouse JSON)");
+      options.json_native = *mode == PipeConfig::JsonMode::kNative;
     } else if (name == "where") {
       std::string text;
       CHSYNC_RETURN_IF_ERROR(ReadText(value, at, key, text));
@@ -536,6 +541,15 @@ const std::map<std::string, Setter>& Setters() {
       {"http.listen", String(&PipeConfig::http_listen)},
       {"http.ready_max_lag_s", Decimal(&PipeConfig::http_ready_max_lag_s, 0, kMaxReadyLagSeconds, true)},
       {"durable_inserts", Bool(&PipeConfig::durable_inserts)},
+      {"json",
+       [](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
+         std::string value;
+         CHSYNC_RETURN_IF_ERROR(ReadString(n, where, "", value));
+         auto mode = ParseJsonMode(value);
+         if (!mode.ok()) return ConfigError(where, "", mode.error().message());
+         c.json = *mode;
+         return Status::Ok();
+       }},
       {"datetime_fallback",
        [](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {
          std::string value;
@@ -649,6 +663,12 @@ Result<PipeConfig::DateTimeFallback> ParseDateTimeFallback(std::string_view text
   if (text == "string") return PipeConfig::DateTimeFallback::kString;
   return Error(ErrorKind::kConfig,
                "datetime_fallback must be drop_fraction or string, not '" + std::string(text) + "'");
+}
+
+Result<PipeConfig::JsonMode> ParseJsonMode(std::string_view text) {
+  if (text == "string") return PipeConfig::JsonMode::kString;
+  if (text == "native") return PipeConfig::JsonMode::kNative;
+  return Error(ErrorKind::kConfig, "json must be string or native, not '" + std::string(text) + "'");
 }
 
 Result<PipeConfig::StartMode> ParseStartMode(std::string_view text) {

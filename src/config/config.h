@@ -105,6 +105,13 @@ struct PipeConfig {
   enum class DateTimeFallback { kDropFraction, kString };
   DateTimeFallback datetime_fallback = DateTimeFallback::kDropFraction;
 
+  /// How MySQL/MariaDB JSON columns are kept (`json:`, --json; per table in table_options):
+  /// kString writes the document's text into a String; kNative a ClickHouse JSON column (ClickHouse
+  /// 25.3 or later; refused at start on an older server). Decided when a column is created:
+  /// changing it later needs a resync of the table.
+  enum class JsonMode { kString, kNative };
+  JsonMode json = JsonMode::kString;
+
   std::string log_level = "info";  ///< debug, info, warn, error
   /// text (a line for people) or json (one object per line: ts, level, msg); see common/log.h.
   std::string log_format = "text";
@@ -160,6 +167,9 @@ Result<std::pair<std::string, uint64_t>> ParseStartPosition(std::string_view tex
 /// start_time as seconds since the epoch: "YYYY-MM-DD HH:MM:SS" (or with a T) in UTC, optionally
 /// followed by "Z" or an offset "+HH:MM"/"-HH:MM"; kConfig naming the key otherwise.
 Result<int64_t> ParseStartTime(std::string_view text);
+
+/// "string" or "native" (--json, file key json, table_options key json); kConfig otherwise.
+Result<PipeConfig::JsonMode> ParseJsonMode(std::string_view text);
 
 /// "drop_fraction" or "string" (--datetime-fallback, file key datetime_fallback); kConfig otherwise.
 Result<PipeConfig::DateTimeFallback> ParseDateTimeFallback(std::string_view text);

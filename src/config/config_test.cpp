@@ -283,8 +283,8 @@ TEST(PipeConfig, BadTableOptionsNameFileLineAndKey) {
        "p.yaml:1: 'table_options' must be a mapping of DB.TABLE patterns to table options"},
       {"table_options:\n  shop.orders: yes\n",
        "p.yaml:2: 'table_options.shop.orders' must be a mapping of table options (adopt, columns, deletes, "
-       "dest, dest_database, dest_table, exclude_columns, history, order_by, partition_by, rename_columns, "
-       "settings, source_column, ttl, where)"},
+       "dest, dest_database, dest_table, exclude_columns, history, json, order_by, partition_by, "
+       "rename_columns, settings, source_column, ttl, where)"},
       {"table_options:\n  shop.orders:\n    order: id\n",
        "p.yaml:3: 'table_options.shop.orders.order' is not a table option (keys: adopt, columns, deletes, "
        "dest, "},
@@ -651,6 +651,40 @@ TEST(PipeConfig, StartTimeIsUtcUnlessAnOffsetIsGiven) {
   EXPECT_EQ(position->second, 1234u);
   EXPECT_FALSE(ParseStartPosition("mysql-bin.000042:12x").ok());
   EXPECT_FALSE(ParseStartPosition("../x:100").ok());
+}
+
+TEST(PipeConfig, JsonPerPipeAndPerTable) {
+  PipeConfig c;
+  EXPECT_EQ(c.json, PipeConfig::JsonMode::kString) << "today's behaviour by default";
+  ASSERT_TRUE(LoadConfigText("json: native\n", "pipe.yaml", c).ok());
+  EXPECT_EQ(c.json, PipeConfig::JsonMode::kNative);
+  ASSERT_TRUE(LoadConfigText("json: string\n", "pipe.yaml", c).ok());
+  EXPECT_EQ(c.json, PipeConfig::JsonMode::kString);
+
+  Status s = LoadConfigText("json: binary\n", "pipe.yaml", c);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().kind(), ErrorKind::kConfig);
+  EXPECT_NE(s.error().message().find("pipe.yaml:1"), std::string::npos) << s.error().message();
+  EXPECT_NE(s.error().message().find("string or native"), std::string::npos) << s.error().message();
+
+  PipeConfig t;
+  s = LoadConfigText("table_options:\n  shop.events:\n    json: native\n  shop.old:\n    json: string\n",
+                     "pipe.yaml", t);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  EXPECT_EQ(t.mappings.For("shop", "events").json_native, std::optional<bool>(true));
+  EXPECT_EQ(t.mappings.For("shop", "old").json_native, std::optional<bool>(false));
+  EXPECT_EQ(t.mappings.For("shop", "other").json_native, std::nullopt);
+  clickhouse::Capabilities caps;
+  EXPECT_TRUE(t.mappings.For("shop", "events").Caps(caps).json_native);
+  caps.json_native = true;
+  EXPECT_FALSE(t.mappings.For("shop", "old").Caps(caps).json_native) << "the table's over the pipe's";
+  EXPECT_TRUE(t.mappings.For("shop", "other").Caps(caps).json_native);
+
+  PipeConfig bad;
+  s = LoadConfigText("table_options:\n  shop.events:\n    json: yes\n", "pipe.yaml", bad);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("pipe.yaml:3"), std::string::npos) << s.error().message();
+  EXPECT_NE(s.error().message().find("json"), std::string::npos) << s.error().message();
 }
 
 }  // namespace

@@ -159,7 +159,22 @@ Result<std::vector<schema::TableSchema>> LoadTableSchemas(Connection& conn,
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows columns, rows(schema::ColumnsQuery(databases)));
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows statistics, rows(schema::StatisticsQuery(databases)));
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows foreign_keys, rows(schema::ForeignKeysQuery(databases)));
-  return schema::LoadSchemas(tables, columns, statistics, foreign_keys, {mariadb});
+  CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> schemas,
+                          schema::LoadSchemas(tables, columns, statistics, foreign_keys, {mariadb}));
+  if (mariadb) CHSYNC_RETURN_IF_ERROR(MarkMariaDbJson(conn, databases, schemas));
+  return schemas;
+}
+
+Status MarkMariaDbJson(Connection& conn, const std::vector<std::string>& databases,
+                       std::vector<schema::TableSchema>& schemas) {
+  auto checks = conn.Query(schema::CheckConstraintsQuery(databases));
+  if (!checks.ok()) {
+    // A server without CHECK_CONSTRAINTS (before 10.2) has no JSON columns either.
+    if (checks.error().kind() == ErrorKind::kNetwork) return std::move(checks).error();
+    return Status::Ok();
+  }
+  schema::MarkJsonColumns(schema::TextRows{std::move(checks->columns), std::move(checks->rows)}, schemas);
+  return Status::Ok();
 }
 
 }  // namespace chsync::mysql

@@ -56,8 +56,14 @@ std::string CascadesQuery();
 /// checks that the connected user can read each one.
 Result<std::vector<TableInfo>> InspectTables(Connection& conn, const TableFilter& filter);
 
+/// MariaDB: marks the columns of `schemas` that a json_valid CHECK makes MariaDB JSON columns
+/// (schema::MarkJsonColumns over CHECK_CONSTRAINTS); only a lost connection is an error.
+Status MarkMariaDbJson(Connection& conn, const std::vector<std::string>& databases,
+                       std::vector<schema::TableSchema>& schemas);
+
 /// The schemas of the base tables of `databases` as information_schema describes them
-/// (schema::LoadSchemas over its four queries, foreign keys included), ordered by (database, name).
+/// (schema::LoadSchemas over its four queries, foreign keys included), ordered by (database, name);
+/// on MariaDB, its JSON columns marked (MarkMariaDbJson).
 Result<std::vector<schema::TableSchema>> LoadTableSchemas(Connection& conn,
                                                           const std::vector<std::string>& databases,
                                                           bool mariadb);

@@ -100,6 +100,7 @@ Result<clickhouse::ServerVersion> Destination::OpenWith(std::unique_ptr<clickhou
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, dest_->Version());
   caps_ = clickhouse::FromVersion(version);
   caps_.datetime_fallback_text = c.datetime_fallback == PipeConfig::DateTimeFallback::kString;
+  caps_.json_native = c.json == PipeConfig::JsonMode::kNative;
   if (!c.dest_cluster.empty()) CHSYNC_RETURN_IF_ERROR(OpenCluster());
   if (c.durable_inserts && !caps_.fsync_after_insert) {
     return Error(

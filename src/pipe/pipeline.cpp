@@ -456,6 +456,8 @@ Status Pipe::RebuildWriter(TableState& table) {
   Placement place = set_.PlaceFor(table.dest.source.database, table.dest.source.name);
   layout.name = table.rebuild ? table.rebuild->state.temp_table : place.table;
   const clickhouse::DdlTarget& target = place.target;
+  const clickhouse::Capabilities caps =
+      set_.MappingFor(table.dest.source.database, table.dest.source.name).Caps(destination_.caps());
   table.shared = clickhouse::WriterOptions{};
   if (EffectiveMapping shared = set_.MappingFor(table.dest.source.database, table.dest.source.name);
       shared.Shared()) {
@@ -464,7 +466,7 @@ Status Pipe::RebuildWriter(TableState& table) {
     CHSYNC_ASSIGN_OR_RETURN(table.shared, EnsureShared(destination_, target, place.table, layout, shared));
   }
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableWriter writer,
-                          clickhouse::TableWriter::Create(layout, destination_.caps(), target, table.shared));
+                          clickhouse::TableWriter::Create(layout, caps, target, table.shared));
   if (!destination_.shard_urls().empty() && target.sharded) destination_.RouteWriter(layout, target, writer);
   std::vector<clickhouse::MappedType> types(
       writer.types().begin(),
@@ -590,6 +592,7 @@ Status Pipe::Snapshot() {
     job.writer_schema = WriterSchema(it->second->dest);
     job.where = set_.MappingFor(s.database, s.table).where;
     job.writer_options = it->second->shared;
+    job.caps = set_.MappingFor(s.database, s.table).Caps(destination_.caps());
     Placement place = set_.PlaceFor(s.database, s.table);
     job.writer_schema.name = place.table;
     job.target = place.target;

@@ -114,6 +114,7 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
   job.writer_schema.name = rebuild.state.temp_table;
   job.where = set_.MappingFor(source.database, source.name).where;
   job.writer_options = table.shared;
+  job.caps = set_.MappingFor(source.database, source.name).Caps(destination_.caps());
   job.target = target;
   job.progress = rebuild.state.progress;
   // The estimate behind the progress lines (information_schema's TABLE_ROWS), and the row size

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,9 @@ struct SnapshotJob {
   /// information_schema AVG_ROW_LENGTH (bytes a row takes on disk, an estimate; 0: unknown): with
   /// SnapshotOptions::chunk_max_bytes it bounds a chunk's rows.
   uint64_t avg_row_bytes = 0;
+  /// What the table's types are mapped under (the pipe's capabilities with its table_options'
+  /// json:); unset: SnapshotOptions::caps.
+  std::optional<clickhouse::Capabilities> caps;
   /// The table's row filter (table_options' where:, a MySQL condition over its columns): only the
   /// rows it holds for are copied. Empty: every row.
   std::string where;

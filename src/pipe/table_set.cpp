@@ -74,8 +74,8 @@ Status TableSet::CheckPlaceFree(std::string_view database, std::string_view tabl
 
 DestinationTable TableSet::FreshDestination(const schema::TableSchema& tracked,
                                             const std::vector<std::string>& also_excluded) const {
-  return NewDestination(tracked, destination_.caps(), MappingFor(tracked.database, tracked.name),
-                        also_excluded);
+  const EffectiveMapping mapping = MappingFor(tracked.database, tracked.name);
+  return NewDestination(tracked, mapping.Caps(destination_.caps()), mapping, also_excluded);
 }
 
 Result<bool> TableSet::CheckAdopted(const schema::TableSchema& tracked, const EffectiveMapping& mapping,
@@ -83,6 +83,7 @@ Result<bool> TableSet::CheckAdopted(const schema::TableSchema& tracked, const Ef
   const Placement place = PlaceFor(tracked.database, tracked.name);
   const clickhouse::DdlTarget& target = place.target;
   const std::string dest = place.Qualified();
+  const clickhouse::Capabilities caps = mapping.Caps(destination_.caps());
   if (!target.cluster.empty()) {
     return Error(ErrorKind::kConfig, "table_options for " + tracked.QualifiedName() +
                                          ": adopt is not available with dest_cluster yet (remove adopt: "
@@ -90,10 +91,9 @@ Result<bool> TableSet::CheckAdopted(const schema::TableSchema& tracked, const Ef
   }
   CHSYNC_ASSIGN_OR_RETURN(std::string table_answer,
                           destination_.connection().Query(ExistingTableQuery(target.database, place.table)));
-  CHSYNC_ASSIGN_OR_RETURN(std::string columns_answer,
-                          destination_.connection().Query(
-                              ExistingColumnsQuery(target.database, place.table, destination_.caps())));
-  auto existing = ParseExistingTable(table_answer, columns_answer, destination_.caps());
+  CHSYNC_ASSIGN_OR_RETURN(std::string columns_answer, destination_.connection().Query(ExistingColumnsQuery(
+                                                          target.database, place.table, caps)));
+  auto existing = ParseExistingTable(table_answer, columns_answer, caps);
   if (!existing.ok() && existing.error().kind() == ErrorKind::kNotFound) {
     log::Info("{}: table_options adopt it, but ClickHouse has no table {}: chsync creates it",
               tracked.QualifiedName(), dest);
@@ -102,10 +102,10 @@ Result<bool> TableSet::CheckAdopted(const schema::TableSchema& tracked, const Ef
   if (!existing.ok()) return std::move(existing).error();
   clickhouse::CreateOptions options = mapping.CreateOptions();
   options.table.clear();
-  CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableLayout wanted,
-                          clickhouse::DestinationLayout(
-                              NewDestination(tracked, destination_.caps(), mapping, also_excluded).source,
-                              destination_.caps(), target, options));
+  CHSYNC_ASSIGN_OR_RETURN(
+      clickhouse::TableLayout wanted,
+      clickhouse::DestinationLayout(NewDestination(tracked, caps, mapping, also_excluded).source, caps,
+                                    target, options));
   const AdoptionReport report = CompareForAdoption(wanted, *existing);
   CHSYNC_RETURN_IF_ERROR(CheckAdoption(report, tracked.QualifiedName(), dest));
   for (const std::string& note : report.notes)
@@ -132,8 +132,9 @@ Status TableSet::CreateDestination(const schema::TableSchema& tracked, bool repl
   if (carried != nullptr) mapping.AcceptRenamedAway(carried->excluded, carried->clickhouse_names);
   clickhouse::DdlTarget target = destination_.TargetIn(mapping.dest_database);
   CHSYNC_RETURN_IF_ERROR(CheckForPipe(mapping, tracked, destination_.caps(), target));
+  const clickhouse::Capabilities caps = mapping.Caps(destination_.caps());
   schema::TableSchema table =
-      NewDestination(tracked, destination_.caps(), mapping,
+      NewDestination(tracked, caps, mapping,
                      carried != nullptr ? carried->excluded : std::vector<std::string>{})
           .source;
   table.name = name.empty() ? mapping.dest_table : name;
@@ -169,8 +170,7 @@ Status TableSet::CreateDestination(const schema::TableSchema& tracked, bool repl
   if (target.sharded)
     CHSYNC_RETURN_IF_ERROR(destination_.Ddl(clickhouse::CreateDatabase(target.StorageDatabase(), target)));
   if (replace) CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(target, table.name));
-  CHSYNC_ASSIGN_OR_RETURN(std::string create,
-                          clickhouse::CreateTable(table, destination_.caps(), target, options));
+  CHSYNC_ASSIGN_OR_RETURN(std::string create, clickhouse::CreateTable(table, caps, target, options));
   CHSYNC_RETURN_IF_ERROR(destination_.Ddl(create));
   return destination_.EnsureDistributed(target, table.name, /*recreate=*/false);
 }
@@ -219,9 +219,9 @@ PolicyContext TableSet::ContextFor(std::string_view source_database, std::string
                                    bool ordinal_mode) const {
   PolicyContext context;
   context.ordinal_mode = ordinal_mode;
-  context.caps = destination_.caps();
   context.policy = config_.policies.For(source_database, table);
   context.mapping = MappingFor(source_database, table);
+  context.caps = context.mapping.Caps(destination_.caps());
   context.target = table.empty() ? destination_.TargetFor(source_database)
                                  : destination_.TargetIn(context.mapping.dest_database);
   context.clickhouse_key_columns = KeyColumns(TableKey(source_database, table));

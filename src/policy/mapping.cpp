@@ -7,6 +7,7 @@
 #include <map>
 
 #include "clickhouse/sql_quoting.h"
+#include "clickhouse/type_mapping.h"
 #include "common/glob.h"
 
 namespace chsync::pipe {
@@ -599,6 +600,7 @@ EffectiveMapping MappingSet::For(std::string_view database, std::string_view tab
     if (e.adopt) m.adopt = *e.adopt;
     if (e.deletes) m.deletes = *e.deletes;
     if (e.history) m.history = *e.history;
+    if (e.json_native) m.json_native = *e.json_native;
     if (e.where) {
       m.where = *e.where;
       m.where_origin = e.origin;
@@ -683,6 +685,7 @@ std::vector<std::string> MappingSet::Describe() const {
     if (e.adopt) parts.push_back(*e.adopt ? "adopt" : "no adopt");
     if (e.deletes) parts.push_back(*e.deletes == DeleteMode::kIgnore ? "deletes ignore" : "deletes soft");
     if (e.history) parts.push_back(*e.history ? "history" : "no history");
+    if (e.json_native) parts.push_back(*e.json_native ? "json native" : "json string");
     if (e.where) parts.push_back("where " + *e.where);
     if (e.source_column) parts.push_back("source_column " + *e.source_column);
     lines.push_back(e.pattern + " (" + e.origin + "): " + (parts.empty() ? "nothing" : Joined(parts, "; ")));
@@ -724,6 +727,12 @@ std::string EffectiveMapping::DestColumn(std::string_view column) const {
 
 bool EffectiveMapping::IsDefault() const {
   return origins.empty();
+}
+
+clickhouse::Capabilities EffectiveMapping::Caps(const clickhouse::Capabilities& caps) const {
+  clickhouse::Capabilities out = caps;
+  if (json_native) out.json_native = *json_native;
+  return out;
 }
 
 schema::TableSchema EffectiveMapping::Project(const schema::TableSchema& source) const {
@@ -813,6 +822,7 @@ std::string EffectiveMapping::Summary() const {
   if (adopt) parts.emplace_back("adopt");
   if (deletes == DeleteMode::kIgnore) parts.emplace_back("deletes: ignore (append-only)");
   if (history) parts.push_back("history: " + dest_database + "." + dest_table + "_history");
+  if (json_native) parts.emplace_back(*json_native ? "json: native" : "json: string");
   if (!where.empty()) parts.push_back("WHERE " + where);
   if (Shared()) parts.push_back("shared: " + source_column + " = '" + source_value + "'");
   return Joined(parts, "; ");
@@ -1099,13 +1109,20 @@ Result<std::optional<RowFilter>> FilterFor(const EffectiveMapping& m, const sche
 Status Validate(const EffectiveMapping& m, const schema::TableSchema& source,
                 const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target) {
   CHSYNC_RETURN_IF_ERROR(Validate(m, source));
-  auto layout = clickhouse::DestinationLayout(m.Project(source), caps, target, m.CreateOptions());
+  auto layout = clickhouse::DestinationLayout(m.Project(source), m.Caps(caps), target, m.CreateOptions());
   if (!layout.ok()) return layout.error();
   return Status::Ok();
 }
 
 Status CheckForPipe(const EffectiveMapping& m, const schema::TableSchema& source,
                     const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target) {
+  const clickhouse::Capabilities table_caps = m.Caps(caps);
+  for (const schema::Column& c : source.columns) {
+    if (!c.IsJson() || m.Excluded(c.name)) continue;
+    auto mapped = clickhouse::MapColumn(c, table_caps);
+    if (!mapped.ok())
+      return Error(ErrorKind::kConfig, "table " + source.QualifiedName() + ": " + mapped.error().message());
+  }
   if (m.IsDefault()) return Status::Ok();
   Status valid = Validate(m, source, caps, target);
   // What this server lacks for the options (CODEC, TTL, LowCardinality) is the configuration's to fix.

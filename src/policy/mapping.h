@@ -65,6 +65,9 @@ struct TableOptions {
   /// Many source tables into one ClickHouse table (docs/mapping.md, "Many sources into one
   /// table"): the name of the column that holds each row's source.
   std::optional<std::string> source_column;
+  /// `json: native` (true) or `json: string` (false): the table's JSON columns as ClickHouse JSON
+  /// or as String, over the pipe's `json:`.
+  std::optional<bool> json_native;
 
   /// True when the pattern names one table (no `*` or `?`).
   bool Exact() const;
@@ -122,6 +125,8 @@ struct EffectiveMapping {
   /// What this table's rows hold in source_column: the source database's name, or with the pipe's
   /// source_name "NAME/database" (set by the pipe: TableSet::MappingFor).
   std::string source_value;
+  /// `json:` of the last entry that gives it; unset: the pipe's `json:`.
+  std::optional<bool> json_native;
   /// The entries that apply, as "PATTERN (ORIGIN)".
   std::vector<std::string> origins;
 
@@ -139,6 +144,9 @@ struct EffectiveMapping {
   /// `source` without its excluded columns (and without the UNIQUE keys over them): the columns
   /// the snapshot selects, the stream converts and CreateTable creates.
   schema::TableSchema Project(const schema::TableSchema& source) const;
+  /// The pipe's capabilities `caps` (its `json:` in caps.json_native) with the table's `json:`
+  /// applied: what every type of this table is mapped under (CREATE, ALTER, writers, verify).
+  clickhouse::Capabilities Caps(const clickhouse::Capabilities& caps) const;
   /// The options for clickhouse::CreateTable, AddColumn and ModifyColumn: the destination table
   /// name, the renames, ORDER BY, PARTITION BY, TTL, SETTINGS and the column options.
   clickhouse::CreateOptions CreateOptions() const;
@@ -219,9 +227,10 @@ Status Validate(const EffectiveMapping& mapping, const schema::TableSchema& sour
 Status Validate(const EffectiveMapping& mapping, const schema::TableSchema& source,
                 const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target);
 
-/// What the pipe checks before it creates or alters a table of `mapping`: Validate with
-/// capabilities, whose kUnsupported (an option this server lacks) becomes kConfig. Ok for a default
-/// mapping.
+/// What the pipe checks before it creates or alters a table of `mapping`: that `json: native` (the
+/// pipe's in caps.json_native, or the table's) finds the JSON type on this server for every JSON
+/// column kept; then Validate with capabilities, whose kUnsupported (an option this server lacks)
+/// becomes kConfig (skipped for a default mapping).
 Status CheckForPipe(const EffectiveMapping& mapping, const schema::TableSchema& source,
                     const clickhouse::Capabilities& caps, const clickhouse::DdlTarget& target);
 

@@ -380,6 +380,13 @@ TypeChangeVerdict ClassifyTypeChange(const schema::Column& old_column, const sch
     }
   }
 
+  if ((om.encoding == clickhouse::Encoding::kJson) != (nm.encoding == clickhouse::Encoding::kJson)) {
+    // ClickHouse's MODIFY between JSON and String writes its own text of a document (keys sorted,
+    // nulls dropped), and fails on text that is not a JSON object, leaving the table unreadable.
+    return Verdict(Kind::kRebuild, o, n,
+                   "a change to or from ClickHouse JSON (json: native): MODIFY would not write what "
+                   "chsync writes");
+  }
   SourceEffect effect = ClassifySource(o, n, strict_mode);
   if (effect.values == SourceValues::kChanged) return Verdict(Kind::kRebuild, o, n, effect.reason);
   if (om.type == nm.type) {

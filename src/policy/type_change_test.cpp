@@ -245,5 +245,24 @@ TEST(TypeChangeTest, UnknownCharsetRebuilds) {
   EXPECT_EQ(ClassifyTypeChange(from, to, true, kNew).kind, Kind::kRebuild);
 }
 
+// Under json: native a change to or from JSON copies the table again: ClickHouse's MODIFY would
+// write its own text of each document, or fail on text that is not a JSON object.
+TEST(TypeChangeTest, ChangesToAndFromNativeJsonRebuild) {
+  clickhouse::Capabilities native = kNew;
+  native.json_native = true;
+  schema::Column mariadb_json = Col("longtext NULL");
+  mariadb_json.json_valid_check = true;
+  TypeChangeVerdict v = ClassifyTypeChange(Col("longtext NULL"), mariadb_json, true, native);
+  EXPECT_EQ(v.kind, Kind::kRebuild) << v.reason;
+  EXPECT_NE(v.reason.find("json: native"), std::string::npos) << v.reason;
+  v = ClassifyTypeChange(Col("json NULL"), Col("text NULL"), true, native);
+  EXPECT_EQ(v.kind, Kind::kRebuild) << v.reason;
+  v = ClassifyTypeChange(Col("json NOT NULL"), Col("json NULL"), true, native);
+  EXPECT_EQ(v.kind, Kind::kModify) << v.reason;
+  // As text (json: string) nothing changes in ClickHouse.
+  v = ClassifyTypeChange(Col("longtext NULL"), mariadb_json, true, kNew);
+  EXPECT_EQ(v.kind, Kind::kUnchanged) << v.reason;
+}
+
 }  // namespace
 }  // namespace chsync::pipe

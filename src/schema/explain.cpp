@@ -164,6 +164,7 @@ std::string ExplainColumn(const Column& c) {
                        c.generation_expression);
   }
   if (c.invisible) out += " invisible";
+  if (c.json_valid_check) out += " json_valid_check";
   if (!c.comment.empty()) out += " comment=" + QuoteForDisplay(c.comment);
   return out;
 }

@@ -125,6 +125,31 @@ std::string ForeignKeysQuery(const std::vector<std::string>& databases) {
          "ORDER BY kcu.CONSTRAINT_SCHEMA, kcu.TABLE_NAME, kcu.CONSTRAINT_NAME, kcu.ORDINAL_POSITION";
 }
 
+std::string CheckConstraintsQuery(const std::vector<std::string>& databases) {
+  return "SELECT CONSTRAINT_SCHEMA, TABLE_NAME, CONSTRAINT_NAME, CHECK_CLAUSE "
+         "FROM information_schema.CHECK_CONSTRAINTS WHERE CONSTRAINT_SCHEMA IN (" +
+         InList(databases) + ")";
+}
+
+void MarkJsonColumns(const TextRows& checks, std::vector<TableSchema>& schemas) {
+  for (const auto& row : checks.rows) {
+    if (row.size() < 4 || !row[0] || !row[1] || !row[2] || !row[3]) continue;
+    for (TableSchema& t : schemas) {
+      if (t.database != *row[0] || t.name != *row[1]) continue;
+      for (Column& c : t.columns) {
+        // A column's own CHECK is named after the column (a table's CONSTRAINT … CHECK is not
+        // recognised from the DDL either). MariaDB prints it as json_valid(`name`), backquotes
+        // doubled inside.
+        if (!EqualsIgnoreCase(*row[2], c.name)) continue;
+        if (!IsCharacterType(c.type) || c.type == ColumnType::kEnum || c.type == ColumnType::kSet) continue;
+        std::string quoted;
+        for (char ch : c.name) quoted += ch == '`' ? std::string("``") : std::string(1, ch);
+        if (EqualsIgnoreCase(*row[3], "json_valid(`" + quoted + "`)")) c.json_valid_check = true;
+      }
+    }
+  }
+}
+
 Result<std::vector<TableSchema>> LoadSchemas(const TextRows& tables, const TextRows& columns,
                                              const TextRows& statistics,
                                              const InformationSchemaFlavor& flavor) {

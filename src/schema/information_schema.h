@@ -34,6 +34,14 @@ std::string StatisticsQuery(const std::vector<std::string>& databases);
 /// REFERENCED_COLUMN_NAME, UPDATE_RULE, DELETE_RULE.
 std::string ForeignKeysQuery(const std::vector<std::string>& databases);
 
+/// MariaDB only: the CHECK constraints of the tables in `databases` (CONSTRAINT_SCHEMA, TABLE_NAME,
+/// CONSTRAINT_NAME, CHECK_CLAUSE), from which MarkJsonColumns finds MariaDB's JSON columns.
+std::string CheckConstraintsQuery(const std::vector<std::string>& databases);
+/// Sets Column::json_valid_check on each text column of `schemas` that a row of
+/// CheckConstraintsQuery checks with json_valid(`column`) (what MariaDB keeps of a JSON column:
+/// LONGTEXT and that CHECK). Rows naming no known table or column are ignored.
+void MarkJsonColumns(const TextRows& checks, std::vector<TableSchema>& schemas);
+
 /// Builds the schemas of the base tables in `tables` from the rows of TablesQuery, ColumnsQuery,
 /// StatisticsQuery and ForeignKeysQuery. Tables come out ordered by (database, name); unique keys
 /// by index name and foreign keys by constraint name (information_schema does not keep declaration

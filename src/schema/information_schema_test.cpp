@@ -116,6 +116,38 @@ TEST(InformationSchemaTest, MariaDbRowsQuoteLiterals) {
             "  8 p int generated=stored(`id` + 1)\n");
 }
 
+// MariaDB keeps a JSON column as LONGTEXT with the column's CHECK (json_valid(`col`)), named after
+// the column in CHECK_CONSTRAINTS; a table's CONSTRAINT … CHECK and a check on a non-text column do
+// not make a JSON column (the DDL does not recognise them either).
+TEST(InformationSchemaTest, MariaDbJsonColumnsFromTheirColumnCheck) {
+  std::vector<TableSchema> schemas(1);
+  schemas[0].database = "m";
+  schemas[0].name = "t";
+  for (const auto& [name, type] :
+       std::vector<std::pair<std::string, ColumnType>>{{"doc", ColumnType::kLongText},
+                                                       {"a`b", ColumnType::kText},
+                                                       {"tbl", ColumnType::kText},
+                                                       {"n", ColumnType::kInt},
+                                                       {"other", ColumnType::kText}}) {
+    Column c;
+    c.name = name;
+    c.type = type;
+    schemas[0].columns.push_back(c);
+  }
+  TextRows checks{{"CONSTRAINT_SCHEMA", "TABLE_NAME", "CONSTRAINT_NAME", "CHECK_CLAUSE"},
+                  {{"m", "t", "doc", "json_valid(`doc`)"},
+                   {"m", "t", "a`b", "json_valid(`a``b`)"},
+                   {"m", "t", "CONSTRAINT_1", "json_valid(`tbl`)"},
+                   {"m", "t", "n", "json_valid(`n`)"},
+                   {"m", "t", "other", "`other` <> ''"},
+                   {"m", "u", "doc", "json_valid(`doc`)"},
+                   {"m", "t", kNull, "json_valid(`doc`)"}}};
+  MarkJsonColumns(checks, schemas);
+  std::vector<bool> marked;
+  for (const Column& c : schemas[0].columns) marked.push_back(c.json_valid_check);
+  EXPECT_EQ(marked, (std::vector<bool>{true, true, false, false, false}));
+}
+
 TEST(InformationSchemaTest, BadRowsAreErrorsNamingTheColumn) {
   TextRows tables = Tables({{"d", "t", "InnoDB", "latin1_swedish_ci"}});
   std::string out =

@@ -374,6 +374,13 @@ Status DdlParser::ColumnAttributes(ColumnDefinition& def) {
     } else if (Peek().IsWord("CONSTRAINT") || Peek().IsWord("CHECK")) {
       if (Accept("CONSTRAINT") && IsIdentifierToken(Peek()) && !Peek().IsWord("CHECK")) Next();
       CHSYNC_RETURN_IF_ERROR(Expect("CHECK"));
+      // MariaDB's JSON: CHECK (json_valid(`col`)) on the column itself.
+      const Token& arg = Peek(3);
+      if (Peek().IsPunct("(") && Peek(1).IsWord("json_valid") && Peek(2).IsPunct("(") &&
+          (arg.kind == TokenKind::kWord || arg.kind == TokenKind::kQuotedIdentifier) &&
+          EqualsIgnoreCase(arg.value, c.name) && Peek(4).IsPunct(")") && Peek(5).IsPunct(")")) {
+        c.json_valid_check = true;
+      }
       CHSYNC_RETURN_IF_ERROR(ParenthesisedText());
       AcceptSeq({"NOT", "ENFORCED"}) || Accept("ENFORCED");
     } else if (Accept("INVISIBLE")) {

@@ -138,6 +138,13 @@ struct Column {
   bool on_update_current_timestamp = false;
   bool auto_increment = false;
   bool invisible = false;
+  /// MariaDB's JSON: a LONGTEXT declared JSON (which MariaDB stores as LONGTEXT with a
+  /// CHECK (json_valid(col))) or given that column CHECK; the server keeps only the CHECK, so this
+  /// is how chsync still knows the column holds JSON documents (mapped as MySQL's JSON is).
+  bool json_valid_check = false;
+
+  /// A JSON column: MySQL's JSON type or MariaDB's (json_valid_check).
+  bool IsJson() const { return type == ColumnType::kJson || json_valid_check; }
 
   /// Type as MySQL's COLUMN_TYPE shows it, e.g. "decimal(10,2) unsigned", "varchar(255)",
   /// "enum('a','b')", "datetime(6)"; integer display widths omitted.

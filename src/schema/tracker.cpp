@@ -338,6 +338,19 @@ void Tracker::NormalizeColumn(Column& c, const TableSchema& table, bool mariadb)
     c.type = ColumnType::kLongText;
     c.charset = "utf8mb4";
     c.collation = "utf8mb4_bin";
+    c.json_valid_check = true;
+  }
+  // Only MariaDB's text holds a JSON document this way (MySQL has its JSON type, and chsync reads no
+  // CHECK of MySQL's from information_schema); a json_valid CHECK on anything else means nothing.
+  if (!mariadb) c.json_valid_check = false;
+  switch (c.type) {
+    case ColumnType::kChar:
+    case ColumnType::kVarChar:
+    case ColumnType::kTinyText:
+    case ColumnType::kText:
+    case ColumnType::kMediumText:
+    case ColumnType::kLongText: break;
+    default: c.json_valid_check = false;
   }
   if (IsIntegerType(c.type) || c.type == ColumnType::kYear) {
     if (!(c.type == ColumnType::kTinyInt && c.length == 1u)) c.length.reset();

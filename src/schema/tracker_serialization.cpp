@@ -203,6 +203,8 @@ Result<Column> ParseColumn(const Record& r, size_t line) {
       c.generation_expression = value;
     else if (key == "invisible")
       c.invisible = value == "1";
+    else if (key == "json_valid_check")
+      c.json_valid_check = value == "1";
     else if (key == "comment")
       c.comment = value;
     else
@@ -294,6 +296,7 @@ std::string Tracker::Serialize() const {
       }
       Field(out, "expression", c.generation_expression);
       Flag(out, "invisible", c.invisible);
+      Flag(out, "json_valid_check", c.json_valid_check);
       Field(out, "comment", c.comment);
       out += '\n';
     }

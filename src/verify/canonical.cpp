@@ -185,6 +185,15 @@ Result<ColumnCanon> CanonicalColumn(const schema::Column& column, std::string_vi
       out.exactness = Exactness::kApproximate;
       out.note = "GEOMETRY compared as WKT text; the server's and chsync's number formatting may differ";
       break;
+    case Encoding::kJson:
+      sv = "'?'";
+      dv = "'?'";
+      out.exactness = Exactness::kNotCompared;
+      out.note =
+          "JSON stored as ClickHouse JSON (json: native) is not compared (only the row's presence): "
+          "ClickHouse keeps a document's paths, not its text (keys sorted, nulls and empty objects "
+          "dropped, numbers retyped)";
+      break;
     case Encoding::kFloat32Array:
       sv = "'?'";
       dv = "'?'";

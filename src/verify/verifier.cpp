@@ -12,6 +12,7 @@
 
 #include "clickhouse/capabilities.h"
 #include "mysql/table_filter.h"
+#include "mysql/table_inventory.h"
 #include "position/row_version.h"
 #include "schema/information_schema.h"
 #include "state/checkpoint.h"
@@ -498,6 +499,7 @@ Result<VerifyResult> Verify(mysql::Connection& source, clickhouse::Connection& d
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::ServerVersion version, dest.Version());
   clickhouse::Capabilities caps = clickhouse::FromVersion(version);
   caps.datetime_fallback_text = options.datetime_fallback_text;
+  caps.json_native = options.json_native;
 
   mysql::TableFilter filter = mysql::TableFilter::All();
   if (!options.tables.empty()) {
@@ -517,6 +519,7 @@ Result<VerifyResult> Verify(mysql::Connection& source, clickhouse::Connection& d
   CHSYNC_ASSIGN_OR_RETURN(schema::TextRows f_rows, Rows(source, schema::ForeignKeysQuery(databases)));
   CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> schemas,
                           schema::LoadSchemas(t_rows, c_rows, s_rows, f_rows, {mariadb}));
+  if (mariadb) CHSYNC_RETURN_IF_ERROR(mysql::MarkMariaDbJson(source, databases, schemas));
   std::erase_if(schemas, [&](const schema::TableSchema& t) { return !filter.Matches(t.database, t.name); });
   if (schemas.empty()) {
     return Error(ErrorKind::kUsage,
@@ -559,6 +562,7 @@ Result<VerifyResult> Verify(mysql::Connection& source, clickhouse::Connection& d
     TableResult result;
     result.source = table.database + "." + table.name;
     ColumnMapping mapping;
+    clickhouse::Capabilities table_caps = caps;  // the table's json: over the pipe's
     std::string dest_db = options.dest_database.empty() ? table.database : options.dest_database;
     std::string dest_table = table.name;
     if (options.mappings != nullptr) {
@@ -573,6 +577,7 @@ Result<VerifyResult> Verify(mysql::Connection& source, clickhouse::Connection& d
         mapping.source_value =
             options.source_name.empty() ? m.source_value : options.source_name + "/" + m.source_value;
       }
+      table_caps = m.Caps(caps);
     }
     if (checkpoint) {
       for (const pipe::DestinationState& d : checkpoint->destinations) {
@@ -596,7 +601,7 @@ Result<VerifyResult> Verify(mysql::Connection& source, clickhouse::Connection& d
     }
     result.dest = dest_db;
     result.dest.append(".").append(dest_table);
-    auto plan = PlanTable(table, mapping, dest_db, dest_table, caps, {mariadb});
+    auto plan = PlanTable(table, mapping, dest_db, dest_table, table_caps, {mariadb});
     if (!plan.ok()) {
       result.equal = false;
       result.notes.push_back(plan.error().message());

@@ -32,6 +32,9 @@ struct VerifyOptions {
   /// The pipe's datetime_fallback is `string`: on a server without DateTime64, DATETIME/TIMESTAMP
   /// with a fraction are kept as text (clickhouse::Capabilities::datetime_fallback_text).
   bool datetime_fallback_text = false;
+  /// The pipe's `json:` is `native` (clickhouse::Capabilities::json_native; table_options' json
+  /// applies over it per table).
+  bool json_native = false;
   uint64_t chunk_rows = 100'000;
   /// How long a differing chunk waits, in all, for a running pipe to pass the position it was read
   /// at and for its rows to settle.
