@@ -150,6 +150,8 @@ struct Observer::Impl {
             {now, (rows - last_rows) * 1000.0 / static_cast<double>(now - last_rows_ms)});
       }
     }
+    // One row per label of the table metrics (a ClickHouse table, or a source table with
+    // http.metrics_per_source_table), in the most urgent state of its source tables.
     std::map<std::string, http::TableRow> tables;
     for (const auto& s : registry.Samples("chsync_row_changes_total")) {
       if (s.labels.empty()) continue;
@@ -161,7 +163,17 @@ struct Observer::Impl {
     for (const auto& s : registry.Samples("chsync_snapshot_rows_estimated")) {
       if (!s.labels.empty()) tables[s.labels[0]].snapshot_estimated = static_cast<uint64_t>(s.value);
     }
-    for (const pipe::LiveTable& live : pipe::LiveTables()) tables[live.name].state = live.state;
+    std::map<std::string, uint64_t> states;
+    for (const pipe::LiveTable& live : pipe::LiveTables()) {
+      http::TableRow& row = tables[pipe::Metrics().TableLabel(live.name)];
+      ++row.sources;
+      if (row.state.empty() || http::TableStateRank(live.state) < http::TableStateRank(row.state)) {
+        row.state = live.state;
+      }
+      ++states[live.state];
+      if (live.state == "parked" || live.state == "paused") page.held.push_back({live.name, live.state});
+    }
+    page.table_states.assign(states.begin(), states.end());
     for (auto& [name, row] : tables) {
       row.name = name;
       if (row.state.empty()) row.state = page.phase == "snapshot" ? "snapshot" : "streaming";

@@ -540,6 +540,7 @@ const std::map<std::string, Setter>& Setters() {
       {"log_format", String(&PipeConfig::log_format)},
       {"http.listen", String(&PipeConfig::http_listen)},
       {"http.ready_max_lag_s", Decimal(&PipeConfig::http_ready_max_lag_s, 0, kMaxReadyLagSeconds, true)},
+      {"http.metrics_per_source_table", Bool(&PipeConfig::http_metrics_per_source_table)},
       {"durable_inserts", Bool(&PipeConfig::durable_inserts)},
       {"json",
        [](const YAML::Node& n, const std::string& where, PipeConfig& c) -> Status {

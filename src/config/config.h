@@ -121,6 +121,9 @@ struct PipeConfig {
   std::string http_listen;
   /// /readyz answers "not ready" while the pipe is further behind the source than this, in seconds.
   double http_ready_max_lag_s = 60;
+  /// /metrics labels each table by its source table ("db.t") instead of the ClickHouse table it
+  /// goes to (http.metrics_per_source_table; docs/operations.md).
+  bool http_metrics_per_source_table = false;
 
   /// What to do about each kind of schema change, per table (`schema_changes:`, --schema-policy).
   PolicySet policies;

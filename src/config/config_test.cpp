@@ -509,7 +509,18 @@ http:
   ASSERT_TRUE(s.ok()) << s.error().message();
   EXPECT_EQ(flow.http_listen, "[::1]:0");
   EXPECT_EQ(flow.http_ready_max_lag_s, 60);
+  EXPECT_FALSE(flow.http_metrics_per_source_table) << "labelled by ClickHouse table by default";
   EXPECT_TRUE(Validate(flow).ok());
+
+  PipeConfig per_source = Minimal();
+  s = LoadConfigText("http: {listen: \"127.0.0.1:0\", metrics_per_source_table: true}\n", "pipe.yaml",
+                     per_source);
+  ASSERT_TRUE(s.ok()) << s.error().message();
+  EXPECT_TRUE(per_source.http_metrics_per_source_table);
+  s = LoadConfigText("http: {metrics_per_source_table: sometimes}\n", "pipe.yaml", per_source);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("http.metrics_per_source_table"), std::string::npos)
+      << s.error().message();
 }
 
 TEST(PipeConfig, BadLogFormatIsRejected) {

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <ctime>
 #include <functional>
+#include <iterator>
 
 namespace chsync::http {
 namespace {
@@ -60,6 +62,14 @@ std::string PhaseClass(std::string_view phase) {
   if (phase == "failed") return "red";
   if (phase == "parked" || phase == "paused") return "amber";
   return "grey";
+}
+
+/// "… and N more" under a cut list.
+std::string MoreRow(size_t more, std::string_view what, int columns) {
+  return fmt::format(
+      R"(<tr><td colspan="{}" class="muted">… and {} more {} (chsync status --all lists every )"
+      R"(one; /metrics has them by ClickHouse table)</td></tr>)",
+      columns, more, what);
 }
 
 struct ChartStyle {
@@ -180,6 +190,20 @@ std::string Mono(const std::string& text) {
   return "<code>" + HtmlEscape(text) + "</code>";
 }
 
+}  // namespace
+
+int TableStateRank(std::string_view state) {
+  static constexpr std::string_view kOrder[] = {"parked",    "paused",    "failed",
+                                                "snapshot",  "resyncing", "rebuilding",
+                                                "streaming", "dropped",   "unselected"};
+  for (size_t i = 0; i < std::size(kOrder); ++i) {
+    if (kOrder[i] == state) return static_cast<int>(i);
+  }
+  return static_cast<int>(std::size(kOrder));
+}
+
+namespace {
+
 std::string SnapshotCell(const TableRow& table) {
   if (table.snapshot_estimated == 0) {
     if (table.snapshot_copied == 0) return R"(<span class="muted">)" + std::string(kNone) + "</span>";
@@ -270,6 +294,7 @@ td{padding:9px 10px;border-bottom:1px solid var(--line);vertical-align:middle}
 tr:last-child td{border-bottom:0}
 td.num,th.num{text-align:right}
 td.name{font-family:var(--mono);font-size:13px;word-break:break-all}
+.summary{margin:0 0 10px;line-height:2}
 .pill{display:inline-block;padding:1px 9px;border-radius:999px;font-size:12px;font-weight:600}
 .pill.green{color:var(--green);background:#e7f6ee}.pill.blue{color:var(--blue);background:#e9f0fe}
 .pill.grey{color:var(--grey);background:#eef0f3}.pill.red{color:var(--red);background:#fdecea}
@@ -508,23 +533,63 @@ std::string RenderStatusPage(const StatusPageData& data) {
   out += InfoRow("Transactions", HtmlEscape(Thousands(data.transactions)));
   out += "</dl></section>";
 
-  out += fmt::format(
-      R"(<section class="panel"><h2>Tables</h2><p class="sub">{} replicated</p>)",
-      data.tables.size() == 1 ? std::string("1 table") : fmt::format("{} tables", data.tables.size()));
+  uint64_t sources = 0;
+  for (const auto& [state, count] : data.table_states) sources += count;
+  std::string sub =
+      data.tables.size() == 1 ? std::string("1 table") : fmt::format("{} tables", data.tables.size());
+  if (sources > data.tables.size()) sub = fmt::format("{} source tables into {}", sources, sub);
+  out += fmt::format(R"(<section class="panel"><h2>Tables</h2><p class="sub">{} replicated</p>)", sub);
+  if (!data.table_states.empty()) {
+    // The counts first: thousands of tables read as a line.
+    std::vector<std::pair<std::string, uint64_t>> states = data.table_states;
+    std::stable_sort(states.begin(), states.end(), [](const auto& a, const auto& b) {
+      return TableStateRank(a.first) < TableStateRank(b.first);
+    });
+    out += R"(<p class="summary">)";
+    for (const auto& [state, count] : states) {
+      if (count == 0) continue;
+      out += fmt::format(R"(<span class="pill {}">{} {}</span> )", PhaseClass(state), Thousands(count),
+                         HtmlEscape(state));
+    }
+    out += "</p>";
+  }
+  const size_t limit = data.max_table_rows == 0 ? SIZE_MAX : data.max_table_rows;
+  if (!data.held.empty()) {
+    out += R"(<table><thead><tr><th>Held table</th><th>State</th></tr></thead><tbody>)";
+    for (size_t i = 0; i < data.held.size() && i < limit; ++i) {
+      out += fmt::format(R"(<tr><td class="name">{}</td><td><span class="pill {}">{}</span></td></tr>)",
+                         HtmlEscape(data.held[i].name), PhaseClass(data.held[i].state),
+                         HtmlEscape(data.held[i].state));
+    }
+    if (data.held.size() > limit) out += MoreRow(data.held.size() - limit, "held tables", 2);
+    out += "</tbody></table>";
+  }
   if (data.tables.empty()) {
     out += R"(<div class="empty-note">no tables yet</div>)";
   } else {
+    std::vector<const TableRow*> rows;
+    rows.reserve(data.tables.size());
+    for (const TableRow& table : data.tables) rows.push_back(&table);
+    std::stable_sort(rows.begin(), rows.end(), [](const TableRow* a, const TableRow* b) {
+      return TableStateRank(a->state) < TableStateRank(b->state);
+    });
     out += R"(<table><thead><tr><th>Table</th><th>State</th><th class="num">Rows applied</th>)"
            R"(<th>Snapshot</th></tr></thead><tbody>)";
-    for (const TableRow& table : data.tables) {
+    for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+      const TableRow& table = *rows[i];
+      std::string name = HtmlEscape(table.name);
+      if (table.sources > 1) {
+        name += fmt::format(R"(<div class="muted small">{} source tables</div>)", Thousands(table.sources));
+      }
       out +=
           fmt::format(R"(<tr><td class="name">{}</td><td><span class="pill {}">{}</span></td>)"
                       R"(<td class="num" title="{}">{}</td><td>{}</td></tr>)",
-                      HtmlEscape(table.name), PhaseClass(table.state),
+                      name, PhaseClass(table.state),
                       HtmlEscape(table.state.empty() ? std::string("unknown") : table.state),
                       Thousands(table.rows_applied),
                       HtmlEscape(HumanCount(static_cast<double>(table.rows_applied))), SnapshotCell(table));
     }
+    if (rows.size() > limit) out += MoreRow(rows.size() - limit, "tables", 4);
     out += "</tbody></table>";
   }
   out += "</section></div>";

@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace chsync::http {
@@ -22,7 +23,15 @@ struct TableRow {
   uint64_t rows_applied = 0;
   uint64_t snapshot_copied = 0;
   uint64_t snapshot_estimated = 0;  ///< 0: unknown
+  /// Source tables that go to this ClickHouse table (`state` is then the most urgent of theirs);
+  /// 0 or 1: the row is one table.
+  uint64_t sources = 0;
 };
+
+/// A source table's state (LiveTable) by urgency: parked, paused, failed first, then tables being
+/// copied, streaming, and the ones no longer applied; lower is more urgent. Status pages list the
+/// tables in this order and a ClickHouse table with several sources shows the most urgent.
+int TableStateRank(std::string_view state);
 
 /// One entry of the schema-change log.
 struct SchemaChangeRow {
@@ -53,6 +62,12 @@ struct StatusPageData {
   std::vector<Point> lag_series;
   std::vector<Point> rate_series;
   std::vector<TableRow> tables;
+  /// Source tables per state ("streaming", "parked", …), for the summary above the tables.
+  std::vector<std::pair<std::string, uint64_t>> table_states;
+  /// The parked and paused source tables (name and state), listed before every other table.
+  std::vector<TableRow> held;
+  /// Rows of each list before "… and N more" (the held tables, the tables).
+  size_t max_table_rows = 50;
   std::vector<SchemaChangeRow> schema_changes;  ///< any order; shown newest first
   double retention_headroom_bytes = std::numeric_limits<double>::quiet_NaN();
   double retention_headroom_seconds = std::numeric_limits<double>::quiet_NaN();
@@ -61,7 +76,8 @@ struct StatusPageData {
 };
 
 /// A whole HTML5 page: header with the state badge, cards (lag, rows/s, rows applied, retention
-/// headroom), SVG charts of the last hour, tables, schema changes and the last error. Self-
+/// headroom), SVG charts of the last hour, tables (the counts by state, the held tables, then the
+/// tables most urgent first, each list cut after max_table_rows), schema changes and the last error. Self-
 /// contained: inline CSS, SVG and a little JS (tooltips, local times, reload every 5 s); no URL
 /// to anything outside the page. Pure: the same data renders the same page.
 std::string RenderStatusPage(const StatusPageData& data);

@@ -162,6 +162,50 @@ TEST(StatusPageTest, SnapshotProgressBar) {
   EXPECT_NE(html.find("style=\"width:100.0%\""), std::string::npos);  // copied beyond the estimate
 }
 
+TEST(StatusPageTest, ManyTablesShowTheCountsThenTheHeldTablesThenTheRestCut) {
+  StatusPageData data;
+  data.now_ms = kNow;
+  data.phase = "streaming";
+  for (int i = 1; i <= 1000; ++i) {
+    TableRow row;
+    row.name = "tenant_" + std::to_string(i) + ".users";
+    row.state = i == 700 ? "parked" : i == 800 ? "snapshot" : "streaming";
+    row.rows_applied = 10;
+    data.tables.push_back(row);
+  }
+  data.table_states = {{"streaming", 998}, {"snapshot", 1}, {"parked", 1}};
+  data.held = {{"tenant_700.users", "parked"}};
+  const std::string html = RenderStatusPage(data);
+
+  const size_t summary = html.find("<p class=\"summary\">");
+  ASSERT_NE(summary, std::string::npos);
+  EXPECT_LT(html.find(">1 parked<", summary), html.find(">1 snapshot<", summary));
+  EXPECT_LT(html.find(">1 snapshot<", summary), html.find(">998 streaming<", summary));
+  const size_t held = html.find("<th>Held table</th>");
+  ASSERT_NE(held, std::string::npos);
+  EXPECT_LT(summary, held);
+  const size_t parked_row = html.find(">tenant_700.users<", held);
+  const size_t snapshot_row = html.find(">tenant_800.users<", held);
+  const size_t streaming_row = html.find(">tenant_1.users<", held);
+  ASSERT_NE(streaming_row, std::string::npos);
+  EXPECT_LT(parked_row, snapshot_row) << "the held table first";
+  EXPECT_LT(snapshot_row, streaming_row) << "then the one being copied, then the others";
+  EXPECT_EQ(html.find(">tenant_999.users<"), std::string::npos) << "the list is cut";
+  EXPECT_NE(html.find("… and 950 more tables"), std::string::npos);
+  EXPECT_LT(html.size(), 100'000U);
+}
+
+TEST(StatusPageTest, AClickHouseTableOfManySourcesSaysHowMany) {
+  StatusPageData data;
+  data.now_ms = kNow;
+  data.tables = {{"bench.users", "streaming", 3000, 0, 0, 1000}};
+  data.table_states = {{"streaming", 1000}};
+  const std::string html = RenderStatusPage(data);
+  EXPECT_NE(html.find("1000 source tables into 1 table replicated"), std::string::npos);
+  EXPECT_NE(html.find("1,000 source tables</div>"), std::string::npos)
+      << html.substr(html.find("bench.users"), 300);
+}
+
 TEST(StatusPageTest, RefreshesEveryFiveSeconds) {
   std::string html = RenderStatusPage(Sample());
   EXPECT_NE(html.find("<meta http-equiv=\"refresh\" content=\"5\">"), std::string::npos);

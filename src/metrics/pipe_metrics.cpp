@@ -215,9 +215,63 @@ void PipeMetrics::SetState(std::string_view phase) {
   for (std::string_view state : kStates) pipe_state.With({std::string(state)}).Set(state == phase ? 1 : 0);
 }
 
+std::string_view ChooseTableLabel(std::string_view source, std::string_view dest, bool per_source_table) {
+  return per_source_table || dest.empty() ? source : dest;
+}
+
+void PipeMetrics::SetPerSourceTable(bool per_source_table) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  per_source_table_ = per_source_table;
+}
+
+std::string PipeMetrics::LabelLocked(const std::string& source) const {
+  auto it = dest_of_.find(source);
+  return std::string(ChooseTableLabel(source, it == dest_of_.end() ? "" : it->second, per_source_table_));
+}
+
+std::string PipeMetrics::TableLabel(const std::string& source) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return LabelLocked(source);
+}
+
+void PipeMetrics::MoveShareLocked(SnapshotShare& share, const std::string& label, double copied,
+                                  double estimated) {
+  if (!share.label.empty()) {
+    snapshot_rows_copied.With({share.label}).Add(-share.copied);
+    snapshot_rows_estimated.With({share.label}).Add(-share.estimated);
+  }
+  share.label = label;
+  share.copied = copied;
+  share.estimated = estimated;
+  snapshot_rows_copied.With({label}).Add(copied);
+  snapshot_rows_estimated.With({label}).Add(estimated);
+}
+
+void PipeMetrics::NoteTableDest(const std::string& source, const std::string& dest) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string& known = dest_of_[source];
+  if (known == dest) return;
+  known = dest;
+  auto share = snapshot_shares_.find(source);
+  if (share == snapshot_shares_.end()) return;
+  const std::string label = LabelLocked(source);
+  if (label != share->second.label) {
+    MoveShareLocked(share->second, label, share->second.copied, share->second.estimated);
+  }
+}
+
+void PipeMetrics::SetSnapshotRows(const std::string& source, uint64_t copied,
+                                  std::optional<uint64_t> estimated) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  SnapshotShare& share = snapshot_shares_[source];
+  MoveShareLocked(share, LabelLocked(source), static_cast<double>(copied),
+                  estimated ? static_cast<double>(*estimated) : share.estimated);
+}
+
 TableRowCounters PipeMetrics::RowCounters(const std::string& table) {
-  return {&row_changes.With({table, "insert"}), &row_changes.With({table, "update"}),
-          &row_changes.With({table, "delete"})};
+  const std::string label = TableLabel(table);
+  return {&row_changes.With({label, "insert"}), &row_changes.With({label, "update"}),
+          &row_changes.With({label, "delete"})};
 }
 
 void PipeMetrics::ObserveInsert(uint64_t rows, uint64_t bytes, double seconds) {
@@ -285,15 +339,17 @@ void PipeMetrics::SetTables(std::vector<LiveTable> list) {
   for (const LiveTable& t : list) counts[t.state] += 1;
   for (const auto& [state, count] : counts) tables.With({state}).Set(count);
   std::lock_guard<std::mutex> lock(mutex_);
-  std::set<std::pair<std::string, std::string>> held;
+  std::map<std::pair<std::string, std::string>, double> held;
   for (const LiveTable& t : list) {
-    if (t.state == "parked" || t.state == "paused") held.emplace(t.name, t.state);
+    if (t.state == "parked" || t.state == "paused") held[{LabelLocked(t.name), t.state}] += 1;
   }
   for (const auto& labels : held_labels_) {
     if (!held.contains(labels)) table_held.With({labels.first, labels.second}).Set(0);
   }
-  for (const auto& labels : held) table_held.With({labels.first, labels.second}).Set(1);
-  held_labels_.insert(held.begin(), held.end());
+  for (const auto& [labels, count] : held) {
+    table_held.With({labels.first, labels.second}).Set(count);
+    held_labels_.insert(labels);
+  }
   tables_ = std::move(list);
 }
 
@@ -381,9 +437,10 @@ void ReportClamped(std::string_view table, const clickhouse::ClampCounts& counts
   if (counts.empty()) return;
   PipeMetrics& m = Metrics();
   const std::string name(table);
-  if (counts.dates > 0) m.values_clamped.With({name, "date"}).Add(static_cast<double>(counts.dates));
+  const std::string label = m.TableLabel(name);
+  if (counts.dates > 0) m.values_clamped.With({label, "date"}).Add(static_cast<double>(counts.dates));
   if (counts.datetimes > 0)
-    m.values_clamped.With({name, "datetime"}).Add(static_cast<double>(counts.datetimes));
+    m.values_clamped.With({label, "datetime"}).Add(static_cast<double>(counts.datetimes));
 
   struct Seen {
     clickhouse::ClampCounts total;

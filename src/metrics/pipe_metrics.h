@@ -27,7 +27,9 @@
 #include <atomic>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -70,6 +72,13 @@ struct LiveTable {
   std::string state;  ///< one of PipeMetrics::kTableStates
 };
 
+/// The `table` label of a source table's series (chsync_row_changes_total, chsync_snapshot_rows_*,
+/// chsync_values_clamped_total, chsync_table_held): its ClickHouse table `dest` ("db.t") by default,
+/// so that the many source tables one ClickHouse table merges share one label set and /metrics
+/// stays as small as the destination; its own name `source` with `per_source_table`
+/// (http.metrics_per_source_table) or while its ClickHouse table is not known (`dest` empty).
+std::string_view ChooseTableLabel(std::string_view source, std::string_view dest, bool per_source_table);
+
 struct PipeMetrics {
   PipeMetrics();
   PipeMetrics(const PipeMetrics&) = delete;
@@ -103,7 +112,8 @@ struct PipeMetrics {
   metrics::Family<metrics::Gauge>& snapshot_rows_copied;
   metrics::Family<metrics::Gauge>& snapshot_rows_estimated;
   metrics::Family<metrics::Gauge>& tables;
-  /// 1 for each parked or paused table (labels table, state); 0 once it streams again.
+  /// The parked or paused source tables (labels table, state) of each label (1 for a table labelled
+  /// by its own name); 0 once they stream again.
   metrics::Family<metrics::Gauge>& table_held;
   /// Values clamped into a ClickHouse type's range as they were encoded (labels table, kind: date,
   /// datetime); see ReportClamped().
@@ -126,8 +136,19 @@ struct PipeMetrics {
   void SetBuildCommit(std::string_view commit);
   /// Sets chsync_pipe_state: 1 for `phase`, 0 for the others (all 0 for an unknown phase).
   void SetState(std::string_view phase);
-  /// The counters of table `table` ("db.t").
+  /// Label tables by their source table (http.metrics_per_source_table) rather than by their
+  /// ClickHouse table; set before the pipe labels any table.
+  void SetPerSourceTable(bool per_source_table);
+  /// Source table `source` ("db.t") goes to ClickHouse table `dest` ("db.t"): its series are labelled
+  /// `dest` from now on (ChooseTableLabel). Its snapshot progress moves to the new label.
+  void NoteTableDest(const std::string& source, const std::string& dest);
+  /// The `table` label of source table `source` ("db.t").
+  std::string TableLabel(const std::string& source) const;
+  /// The counters of source table `table` ("db.t"), under its label.
   TableRowCounters RowCounters(const std::string& table);
+  /// Snapshot progress of source table `source` ("db.t"): rows copied, and the source's estimate
+  /// when given; chsync_snapshot_rows_* of its label are the sums over the source tables with it.
+  void SetSnapshotRows(const std::string& source, uint64_t copied, std::optional<uint64_t> estimated = {});
   /// One INSERT acknowledged by ClickHouse.
   void ObserveInsert(uint64_t rows, uint64_t bytes, double seconds);
   /// A failed ClickHouse request; `retrying`: another attempt follows. Cancellations are not counted.
@@ -179,6 +200,17 @@ struct PipeMetrics {
   std::vector<std::vector<std::string>> gtid_labels_;
   std::vector<LiveTable> tables_;
   std::set<std::pair<std::string, std::string>> held_labels_;
+  bool per_source_table_ = false;
+  std::map<std::string, std::string, std::less<>> dest_of_;  ///< source "db.t" → ClickHouse "db.t"
+  /// Each source table's contribution to chsync_snapshot_rows_*: its label, copied, estimated.
+  struct SnapshotShare {
+    std::string label;
+    double copied = 0;
+    double estimated = 0;
+  };
+  std::map<std::string, SnapshotShare, std::less<>> snapshot_shares_;
+  std::string LabelLocked(const std::string& source) const;
+  void MoveShareLocked(SnapshotShare& share, const std::string& label, double copied, double estimated);
 };
 
 /// The process's metrics (created on first use).

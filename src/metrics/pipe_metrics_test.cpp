@@ -196,6 +196,76 @@ TEST(PipeMetricsTest, HeldTablesAreOneUntilTheyStreamAgain) {
   Metrics().SetTables({});
 }
 
+TEST(TableLabelTest, TheClickHouseTableUnlessPerSourceTableOrUnknown) {
+  struct Case {
+    std::string_view source, dest;
+    bool per_source_table;
+    std::string_view label;
+  };
+  for (const Case& c :
+       {Case{"tenant_0001.users", "bench.users", false, "bench.users"},
+        Case{"tenant_0001.users", "bench.users", true, "tenant_0001.users"},
+        Case{"shop.orders", "shop.orders", false, "shop.orders"},
+        Case{"shop.orders", "", false, "shop.orders"}, Case{"shop.orders", "", true, "shop.orders"}}) {
+    EXPECT_EQ(ChooseTableLabel(c.source, c.dest, c.per_source_table), c.label)
+        << c.source << " -> " << c.dest << (c.per_source_table ? " per source table" : "");
+  }
+}
+
+/// Series of the `table` label in a rendered family.
+size_t SeriesOf(const std::string& text, std::string_view family) {
+  size_t count = 0;
+  for (size_t at = text.find(std::string(family) + "{"); at != std::string::npos;
+       at = text.find(std::string(family) + "{", at + 1)) {
+    if (at == 0 || text[at - 1] == '\n') ++count;
+  }
+  return count;
+}
+
+TEST(TableLabelTest, ManySourceTablesOfOneClickHouseTableShareOneLabelSet) {
+  PipeMetrics m;
+  std::vector<LiveTable> live;
+  for (int i = 1; i <= 50; ++i) {
+    const std::string source = "tenant_" + std::to_string(i) + ".users";
+    m.NoteTableDest(source, "bench.users");
+    TableRowCounters counters = m.RowCounters(source);
+    counters.inserts->Add(2);
+    m.SetSnapshotRows(source, 3, 4);
+    live.push_back({source, i <= 3 ? "parked" : "streaming"});
+  }
+  m.SetTables(live);
+  EXPECT_EQ(m.TableLabel("tenant_7.users"), "bench.users");
+  EXPECT_EQ(m.registry.Value("chsync_row_changes_total", {"bench.users", "insert"}), 100);
+  EXPECT_EQ(m.registry.Value("chsync_snapshot_rows_copied", {"bench.users"}), 150);
+  EXPECT_EQ(m.registry.Value("chsync_snapshot_rows_estimated", {"bench.users"}), 200);
+  EXPECT_EQ(m.registry.Value("chsync_table_held", {"bench.users", "parked"}), 3);
+  const std::string text = m.registry.Render();
+  EXPECT_EQ(SeriesOf(text, "chsync_row_changes_total"), 3U) << text;  // insert, update, delete
+  EXPECT_EQ(SeriesOf(text, "chsync_snapshot_rows_copied"), 1U) << text;
+  EXPECT_EQ(SeriesOf(text, "chsync_table_held"), 1U) << text;
+
+  // A copy started again counts its rows afresh; a table that moves takes its progress along.
+  m.SetSnapshotRows("tenant_1.users", 0);
+  EXPECT_EQ(m.registry.Value("chsync_snapshot_rows_copied", {"bench.users"}), 147);
+  m.NoteTableDest("tenant_2.users", "other.users");
+  EXPECT_EQ(m.registry.Value("chsync_snapshot_rows_copied", {"bench.users"}), 144);
+  EXPECT_EQ(m.registry.Value("chsync_snapshot_rows_copied", {"other.users"}), 3);
+  EXPECT_EQ(m.registry.Value("chsync_snapshot_rows_estimated", {"other.users"}), 4);
+}
+
+TEST(TableLabelTest, PerSourceTableGivesEachSourceTableItsOwn) {
+  PipeMetrics m;
+  m.SetPerSourceTable(true);
+  for (int i = 1; i <= 5; ++i) {
+    const std::string source = "tenant_" + std::to_string(i) + ".users";
+    m.NoteTableDest(source, "bench.users");
+    m.RowCounters(source).inserts->Add(1);
+  }
+  EXPECT_EQ(m.TableLabel("tenant_3.users"), "tenant_3.users");
+  EXPECT_EQ(m.registry.Value("chsync_row_changes_total", {"tenant_3.users", "insert"}), 1);
+  EXPECT_EQ(SeriesOf(m.registry.Render(), "chsync_row_changes_total"), 15U);
+}
+
 TEST(PipeMetricsTest, ClampedValuesCountPerTableAndKind) {
   ReportClamped("db.clamp", clickhouse::ClampCounts{3, 0}, false);
   ReportClamped("db.clamp", clickhouse::ClampCounts{1, 2}, false);

@@ -483,11 +483,10 @@ Status Pipe::RebuildWriter(TableState& table) {
   } else {
     table.filter_error = filter.error();
   }
-  if (table.changes.empty()) {
-    table.changes.counters =
-        Metrics().RowCounters(TableKey(table.dest.source.database, table.dest.source.name));
-  }
   const EffectiveMapping mapping = set_.MappingFor(table.dest.source.database, table.dest.source.name);
+  const std::string source_key = TableKey(table.dest.source.database, table.dest.source.name);
+  Metrics().NoteTableDest(source_key, TableKey(mapping.dest_database, mapping.dest_table));
+  if (table.changes.empty()) table.changes.counters = Metrics().RowCounters(source_key);
   table.ignore_deletes = mapping.deletes == DeleteMode::kIgnore;
   CHSYNC_RETURN_IF_ERROR(SetUpHistory(table, mapping.history, destination_, target, place.table));
   clickhouse::SortingKey key = clickhouse::ChooseSortingKey(table.dest.source);
@@ -774,6 +773,7 @@ Status Pipe::Fail(const Error& error) {
 }
 
 Status RunPipe(const RunRequest& request, const std::atomic<bool>& stop) {
+  Metrics().SetPerSourceTable(request.config.http_metrics_per_source_table);
   Pipe pipe(request, stop);
   Status s = pipe.Run();
   if (!s.ok()) return pipe.Fail(s.error());

@@ -247,9 +247,7 @@ void Worker::InsertLoop(size_t index, bool keyed, Handoff& handoff, std::optiona
       std::lock_guard lock(shared_.mu);
       TableSnapshot& p = job.progress;
       p.rows_copied += rows;
-      Metrics()
-          .snapshot_rows_copied.With({job.schema.QualifiedName()})
-          .Set(static_cast<double>(p.rows_copied));
+      Metrics().SetSnapshotRows(job.schema.QualifiedName(), p.rows_copied);
       // A keyed table resumes after the last acknowledged key. A keyless one is only ever recorded
       // when complete: re-reading it after a crash is harmless, since its destination table sorts
       // by the full row and identical rows collapse into one.
@@ -396,7 +394,7 @@ Status Worker::CopyTable(size_t index) {
         std::lock_guard lock(shared_.mu);
         job.progress.rows_copied = 0;
         shared_.progress.Copied(index, 0);
-        Metrics().snapshot_rows_copied.With({job.schema.QualifiedName()}).Set(0);
+        Metrics().SetSnapshotRows(job.schema.QualifiedName(), 0);
       }
       if (current == nullptr) {
         current = handoff.Acquire();
@@ -485,12 +483,8 @@ Status RunSnapshot(std::vector<SnapshotJob>& jobs, const SnapshotOptions& option
   Shared shared(jobs, options, on_chunk, stop, progress);
   for (size_t i = 0; i < jobs.size(); ++i) {
     progress.AddTable(jobs[i].schema.QualifiedName(), jobs[i].row_estimate);
-    Metrics()
-        .snapshot_rows_estimated.With({jobs[i].schema.QualifiedName()})
-        .Set(static_cast<double>(jobs[i].row_estimate));
-    Metrics()
-        .snapshot_rows_copied.With({jobs[i].schema.QualifiedName()})
-        .Set(static_cast<double>(jobs[i].progress.rows_copied));
+    Metrics().SetSnapshotRows(jobs[i].schema.QualifiedName(), jobs[i].progress.rows_copied,
+                              jobs[i].row_estimate);
     if (jobs[i].progress.state != TableSnapshot::State::kDone) shared.pending.push_back(i);
   }
   if (shared.pending.empty()) return Status::Ok();

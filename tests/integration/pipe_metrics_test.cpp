@@ -8,11 +8,13 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <thread>
 
 #include "clickhouse/connection.h"
 #include "common/result.h"
+#include "config/config.h"
 #include "metrics/pipe_metrics.h"
 #include "pipe/pipeline.h"
 #include "pipe_harness.h"
@@ -159,6 +161,74 @@ TEST_F(PipeMetricsTest, CountsWhatTheSourceDid) {
   EXPECT_EQ(Value("chsync_pipe_state", {"streaming"}), 0);
   EXPECT_EQ(pipe::LiveRunStatus().phase, "stopped");
 }
+
+/// The `table` label of /metrics: the ClickHouse table by default, the source table on request
+/// (http.metrics_per_source_table), so that the series follow the destination's tables.
+class MetricsLabelTest : public ::testing::TestWithParam<Dest> {
+ protected:
+  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "mlabel", kServerIdBase + 500000); }
+  void TearDown() override { p_.Cleanup(); }
+
+  /// Runs a pipe over the test's database until caught up (in this process), with `yaml` on top.
+  void RunUntilCaughtUp(const std::string& yaml) {
+    pipe::RunRequest request;
+    request.config.source = p_.source_url();
+    request.config.dest = p_.dest_url();
+    request.config.tables = p_.db() + ".*";
+    request.config.state = p_.state();
+    request.config.server_id =
+        static_cast<uint32_t>(std::stoul(testing::UniqueServerId(kServerIdBase + 500000)));
+    request.config.batch_max_age_ms = 200;
+    request.until_caught_up = true;
+    Status loaded = pipe::LoadConfigText(yaml, "pipe.yaml", request.config);
+    ASSERT_TRUE(loaded.ok()) << loaded.error().message();
+    std::atomic<bool> stop{false};
+    Status s = pipe::RunPipe(request, stop);
+    ASSERT_TRUE(s.ok()) << s.error().message();
+  }
+
+  /// The distinct `table` labels of chsync_row_changes_total that name this test's tables.
+  std::set<std::string> RowChangeLabels() const {
+    std::set<std::string> labels;
+    for (const auto& sample : pipe::Metrics().registry.Samples("chsync_row_changes_total")) {
+      if (!sample.labels.empty() && sample.labels[0].starts_with(p_.db() + "."))
+        labels.insert(sample.labels[0]);
+    }
+    return labels;
+  }
+
+  PipeTest p_;
+};
+
+TEST_P(MetricsLabelTest, TablesAreLabelledByTheirClickHouseTableUnlessPerSourceTable) {
+  ASSERT_TRUE(p_.connected());
+  for (const char* name : {"a", "b", "c"}) {
+    ASSERT_TRUE(p_.Exec(std::string("CREATE TABLE ") + name + " (id INT PRIMARY KEY, v INT NOT NULL)"));
+    ASSERT_TRUE(p_.Exec(std::string("INSERT INTO ") + name + " VALUES (1, 1), (2, 2)"));
+  }
+  const std::string options = "table_options:\n  \"" + p_.db() + ".a\": {dest: " + p_.db() + ".renamed_a}\n";
+  RunUntilCaughtUp(options);
+  ASSERT_TRUE(p_.Exec("INSERT INTO a VALUES (3, 3)"));
+  ASSERT_TRUE(p_.Exec("UPDATE b SET v = 9 WHERE id = 1"));
+  RunUntilCaughtUp(options);
+
+  const std::string a = p_.db() + ".a";
+  const std::string renamed = p_.db() + ".renamed_a";
+  EXPECT_EQ(RowChangeLabels(), (std::set<std::string>{renamed, p_.db() + ".b", p_.db() + ".c"}));
+  EXPECT_EQ(Count("chsync_row_changes_total", {renamed, "insert"}), 1);
+  EXPECT_EQ(Count("chsync_row_changes_total", {p_.db() + ".b", "update"}), 1);
+  EXPECT_TRUE(std::isnan(Value("chsync_snapshot_rows_copied", {a})));
+  EXPECT_EQ(Value("chsync_snapshot_rows_copied", {renamed}), 2);
+
+  // On request, the source table's own name; the next changes count there.
+  ASSERT_TRUE(p_.Exec("INSERT INTO a VALUES (4, 4)"));
+  RunUntilCaughtUp(options + "http: {metrics_per_source_table: true}\n");
+  EXPECT_EQ(Count("chsync_row_changes_total", {a, "insert"}), 1);
+  EXPECT_EQ(Count("chsync_row_changes_total", {renamed, "insert"}), 1) << "unchanged";
+}
+
+INSTANTIATE_TEST_SUITE_P(Destinations, MetricsLabelTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),
+                         [](const ::testing::TestParamInfo<Dest>& i) { return testing::DestName(i.param); });
 
 }  // namespace
 }  // namespace chsync
