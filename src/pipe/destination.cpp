@@ -305,6 +305,7 @@ void Destination::RouteWriter(const schema::TableSchema& layout, const clickhous
 }
 
 Status Destination::Ddl(const std::string& sql) {
+  ForgetTableKeys();
   clickhouse::RequestOptions request;
   request.on_cluster = topology_.has_value() && sql.find(" ON CLUSTER ") != std::string::npos;
   Status s = dest_->Execute(sql, request);
@@ -376,8 +377,44 @@ Result<bool> Destination::DestinationTableExists(const clickhouse::DdlTarget& ta
   return found.starts_with("1");
 }
 
+void Destination::PrefetchTableKeys(const std::set<std::string>& databases) {
+  prefetched_keys_.clear();
+  if (databases.empty()) return;
+  std::string in_list;
+  for (const std::string& database : databases)
+    in_list += (in_list.empty() ? "" : ", ") + QuoteString(database);
+  const std::string from = " FROM system.tables WHERE database IN (" + in_list + ")";
+  auto read = dest_->Query("SELECT database, name, sorting_key, partition_key" + from, "TabSeparatedRaw");
+  if (!read.ok() && read.error().kind() == ErrorKind::kServer) {
+    read = dest_->Query("SELECT database, name, sorting_key, ''" + from, "TabSeparatedRaw");
+  }
+  if (!read.ok()) return;
+  // Raw text: a row whose names or keys hold a tab or a line break does not split into four
+  // fields and is skipped; ReadTableKeys asks for that table alone.
+  std::string_view rest = *read;
+  while (!rest.empty()) {
+    const size_t end = rest.find('\n');
+    std::string_view row = rest.substr(0, end);
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    std::vector<std::string_view> fields;
+    for (size_t at = 0;;) {
+      const size_t tab = row.find('\t', at);
+      fields.push_back(row.substr(at, tab == std::string_view::npos ? std::string_view::npos : tab - at));
+      if (tab == std::string_view::npos) break;
+      at = tab + 1;
+    }
+    if (fields.size() != 4) continue;
+    prefetched_keys_[{std::string(fields[0]), std::string(fields[1])}] =
+        TableKeys{std::string(fields[2]), std::string(fields[3])};
+  }
+}
+
 Result<std::optional<Destination::TableKeys>> Destination::ReadTableKeys(const clickhouse::DdlTarget& target,
                                                                          std::string_view name) {
+  if (auto known = prefetched_keys_.find(std::pair{target.StorageDatabase(), std::string(name)});
+      known != prefetched_keys_.end()) {
+    return std::optional<TableKeys>(known->second);
+  }
   const std::string where = " FROM system.tables WHERE database = " + QuoteString(target.StorageDatabase()) +
                             " AND name = " + QuoteString(name);
   auto read = dest_->Query("SELECT sorting_key, partition_key" + where, "TabSeparatedRaw");

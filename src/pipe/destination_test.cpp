@@ -33,6 +33,8 @@ struct Catalog {
   std::vector<std::string> statements;
   /// Statements that change something still allowed before the "crash"; -1: no crash.
   int budget = -1;
+  /// The queries of system.tables' keys asked.
+  int key_reads = 0;
 };
 
 /// Understands the statements Destination sends to one server of version `version`.
@@ -55,6 +57,23 @@ class FakeClickHouse : public clickhouse::Connection {
     if (sql.starts_with("SELECT engine_full FROM system.tables") && std::regex_search(sql, m, kWhere)) {
       auto it = catalog_.tables.find(m[1].str() + "." + m[2].str());
       return it == catalog_.tables.end() ? std::string() : it->second.engine + "\n";
+    }
+    if (sql.starts_with("SELECT sorting_key, partition_key FROM system.tables") &&
+        std::regex_search(sql, m, kWhere)) {
+      ++catalog_.key_reads;
+      return std::string(catalog_.tables.contains(m[1].str() + "." + m[2].str()) ? "a\t\n" : "");
+    }
+    static const std::regex kIn(R"(FROM system\.tables WHERE database IN \('([^']*)'\)$)");
+    if (sql.starts_with("SELECT database, name, sorting_key, partition_key FROM system.tables") &&
+        std::regex_search(sql, m, kIn)) {
+      ++catalog_.key_reads;
+      std::string rows;
+      for (const auto& [name, table] : catalog_.tables) {
+        const size_t dot = name.find('.');
+        if (name.substr(0, dot) == m[1].str())
+          rows += name.substr(0, dot) + "\t" + name.substr(dot + 1) + "\tid\t\n";
+      }
+      return rows;
     }
     static const std::regex kCount(R"(^SELECT count\(\) FROM `([^`]*)`\.`([^`]*)`$)");
     if (std::regex_match(sql, m, kCount)) {
@@ -207,6 +226,30 @@ TEST_F(DestinationTest, TheSchemaLogIsCreatedOncePerDatabase) {
   EXPECT_EQ(catalog_.statements.size(), after_first);
   ASSERT_TRUE(d->EnsureSchemaLog("db2").ok());
   EXPECT_GT(catalog_.statements.size(), after_first);
+}
+
+TEST_F(DestinationTest, TheKeysOfEveryTableAreReadInOneQueryUntilAStatementRuns) {
+  for (int i = 0; i < 100; ++i) catalog_.tables["db.t" + std::to_string(i)] = {};
+  std::unique_ptr<Destination> d = Open();
+  clickhouse::DdlTarget target;
+  target.database = "db";
+  d->PrefetchTableKeys({"db"});
+  for (int i = 0; i < 100; ++i) {
+    auto keys = d->ReadTableKeys(target, "t" + std::to_string(i));
+    ASSERT_TRUE(keys.ok() && keys->has_value());
+    EXPECT_EQ((*keys)->sorting_key, "id") << "from the prefetch";
+  }
+  EXPECT_EQ(catalog_.key_reads, 1);
+  auto missing = d->ReadTableKeys(target, "not_there");  // not in the prefetch: asked alone
+  ASSERT_TRUE(missing.ok());
+  EXPECT_FALSE(missing->has_value());
+  EXPECT_EQ(catalog_.key_reads, 2);
+  // A statement may change any table: the prefetch is forgotten.
+  ASSERT_TRUE(d->Ddl("CREATE DATABASE IF NOT EXISTS `other`").ok());
+  auto again = d->ReadTableKeys(target, "t1");
+  ASSERT_TRUE(again.ok() && again->has_value());
+  EXPECT_EQ((*again)->sorting_key, "a");
+  EXPECT_EQ(catalog_.key_reads, 3);
 }
 
 // A rebuild's copy replaces the table (the end of an online rebuild, rebuild.cpp).

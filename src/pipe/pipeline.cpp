@@ -31,6 +31,9 @@ namespace chsync::pipe {
 
 namespace {
 
+/// The snapshot saves its progress at most this often (Pipe::Snapshot).
+constexpr uint64_t kSnapshotSaveEveryMs = 1000;
+
 /// A replica id from the state directory's path: stable across restarts, different for pipes
 /// kept in different directories (two replicas with one id make the server drop one of them).
 uint32_t ServerIdFromPath(const std::string& path) {
@@ -335,6 +338,15 @@ Status Pipe::BuildTables() {
     if (tracker_.Find(s.database, s.table) != nullptr) names.emplace_back(s.database, s.table);
   }
   CHSYNC_RETURN_IF_ERROR(request_.config.mappings.CheckDestinations(names, request_.config.dest_database));
+  // Each table's writer reads its ClickHouse table's keys (RebuildWriter): one query for all of them.
+  std::set<std::string> databases;
+  for (const auto& [database, table] : names)
+    databases.insert(set_.PlaceFor(database, table).target.StorageDatabase());
+  destination_.PrefetchTableKeys(databases);
+  struct Forget {
+    Destination& destination;
+    ~Forget() { destination.ForgetTableKeys(); }
+  } forget{destination_};
   for (const TableSnapshot& s : checkpoint_.snapshot) {
     const schema::TableSchema* schema = tracker_.Find(s.database, s.table);
     if (schema == nullptr) continue;  // dropped at the source; its destination is kept
@@ -637,14 +649,29 @@ Status Pipe::Snapshot() {
   options.caps = destination_.caps();
   options.terminal = request_.terminal;
   std::mutex mutex;
+  // Every acknowledged chunk is in checkpoint_ at once, but saved at most once a second: a save
+  // writes every table's progress, and with thousands of small tables (a chunk each) saving per
+  // chunk grew as the square of their number. A crash between saves copies those chunks again,
+  // which is harmless (the same keys and versions; a keyless table is recorded only when done);
+  // a stop saves them (Stopped), and so does the end of the copy.
+  uint64_t saved_at = 0;
+  bool unsaved = false;
   auto on_chunk = [&](size_t job_index, const TableSnapshot& progress) -> Status {
     std::lock_guard<std::mutex> lock(mutex);
     checkpoint_.snapshot[checkpoint_index[job_index]] = progress;
+    const uint64_t now = NowMs();
+    if (saved_at != 0 && now >= saved_at && now - saved_at < kSnapshotSaveEveryMs) {
+      unsaved = true;
+      return Status::Ok();
+    }
+    saved_at = now;
+    unsaved = false;
     return SaveCheckpoint();
   };
   log::Info("snapshot of {} tables ({} at a time, {} rows per chunk)", jobs.size(), options.parallelism,
             options.chunk_rows);
   Status s = RunSnapshot(jobs, options, on_chunk, stop_);
+  if (s.ok() && unsaved && !stop_) s = SaveCheckpoint();
   if (!s.ok() && s.error().server_code() == 1054) {
     // ER_BAD_FIELD_ERROR: a column the snapshot reads was dropped or renamed since it started.
     return Error(ErrorKind::kUnsupported,
