@@ -24,7 +24,7 @@ std::optional<std::string_view> Unwrap(std::string_view text, std::string_view n
   return text.substr(name.size() + 1, text.size() - name.size() - 2);
 }
 
-std::string Nullable(std::string type, bool nullable) {
+std::string Nullable(const std::string& type, bool nullable) {
   return nullable ? "Nullable(" + type + ")" : type;
 }
 

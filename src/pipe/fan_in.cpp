@@ -184,7 +184,8 @@ std::function<Status(clickhouse::Connection&)> SharedTypesCheck(
   return [expected = std::move(expected), sql, table](clickhouse::Connection& connection) -> Status {
     CHSYNC_ASSIGN_OR_RETURN(std::string text, connection.Query(sql, "TabSeparatedRaw"));
     for (const auto& [column, type] : expected) {
-      const std::string line = column + "\t" + type + "\n";
+      std::string line = column;
+      line.append("\t").append(type).append("\n");
       if (text.starts_with(line) || text.find("\n" + line) != std::string::npos) continue;
       return Error(ErrorKind::kNetwork,
                    fmt::format("the shared table {} changed: its column {} is no longer {} (another pipe "

@@ -316,7 +316,8 @@ Status Worker::CopyTable(size_t index) {
   const uint64_t expected_bytes = std::min(expected_rows * job.avg_row_bytes, room_cap);
   std::vector<TableWriter> writers;
   for (int i = 0; i < 2; ++i) {
-    auto w = TableWriter::Create(job.writer_schema, job.caps.value_or(options.caps), job.target, job.writer_options);
+    auto w = TableWriter::Create(job.writer_schema, job.caps.value_or(options.caps), job.target,
+                                 job.writer_options);
     if (!w.ok()) return std::move(w.error().AddContext("snapshot of " + table_name));
     w->Reserve(expected_bytes);
     writers.push_back(std::move(w).value());
@@ -401,7 +402,8 @@ Status Worker::CopyTable(size_t index) {
         if (current == nullptr) return Error(ErrorKind::kInternal, "the insert failed");
       }
       // Drop the partial chunk.
-      auto fresh = TableWriter::Create(job.writer_schema, job.caps.value_or(options.caps), job.target, job.writer_options);
+      auto fresh = TableWriter::Create(job.writer_schema, job.caps.value_or(options.caps), job.target,
+                                       job.writer_options);
       if (!fresh.ok()) return std::move(fresh).error();
       *current = std::move(fresh).value();
       reader.reset();
