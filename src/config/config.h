@@ -77,7 +77,13 @@ struct PipeConfig {
   std::string start_gtid;
   std::string start_time;
 
-  unsigned snapshot_parallelism = 4;      ///< tables/chunks copied at once
+  unsigned snapshot_parallelism = 4;  ///< tables/chunks copied at once
+  /// How MySQL/MariaDB JSON columns are kept (`json:`, --json; per table in table_options):
+  /// kString writes the document's text into a String; kNative a ClickHouse JSON column (ClickHouse
+  /// 25.3 or later; refused at start on an older server). Decided when a column is created:
+  /// changing it later needs a resync of the table.
+  enum class JsonMode { kString, kNative };
+  JsonMode json = JsonMode::kString;
   uint64_t snapshot_chunk_rows = 100000;  ///< rows per primary-key range chunk
 
   uint64_t batch_max_rows = 100000;  ///< flush a table's batch at this many rows…
@@ -97,6 +103,9 @@ struct PipeConfig {
   /// Create ClickHouse tables that fsync every inserted part (fsync_after_insert, ClickHouse ≥ 21.1), so
   /// that a checkpoint never runs ahead of what a power loss of the ClickHouse host would keep.
   bool durable_inserts = false;
+  /// /metrics labels each table by its source table ("db.t") instead of the ClickHouse table it
+  /// goes to (http.metrics_per_source_table; docs/operations.md).
+  bool http_metrics_per_source_table = false;
 
   /// How DATETIME(fsp>0)/TIMESTAMP(fsp>0) columns are kept on a ClickHouse without DateTime64
   /// (before 20.1): kDropFraction writes DateTime (whole seconds, 1970..2105, clamped); kString
@@ -104,13 +113,6 @@ struct PipeConfig {
   /// DateTime64 ignore it. Decided when a table is created: changing it later needs a resync.
   enum class DateTimeFallback { kDropFraction, kString };
   DateTimeFallback datetime_fallback = DateTimeFallback::kDropFraction;
-
-  /// How MySQL/MariaDB JSON columns are kept (`json:`, --json; per table in table_options):
-  /// kString writes the document's text into a String; kNative a ClickHouse JSON column (ClickHouse
-  /// 25.3 or later; refused at start on an older server). Decided when a column is created:
-  /// changing it later needs a resync of the table.
-  enum class JsonMode { kString, kNative };
-  JsonMode json = JsonMode::kString;
 
   std::string log_level = "info";  ///< debug, info, warn, error
   /// text (a line for people) or json (one object per line: ts, level, msg); see common/log.h.
@@ -121,9 +123,6 @@ struct PipeConfig {
   std::string http_listen;
   /// /readyz answers "not ready" while the pipe is further behind the source than this, in seconds.
   double http_ready_max_lag_s = 60;
-  /// /metrics labels each table by its source table ("db.t") instead of the ClickHouse table it
-  /// goes to (http.metrics_per_source_table; docs/operations.md).
-  bool http_metrics_per_source_table = false;
 
   /// What to do about each kind of schema change, per table (`schema_changes:`, --schema-policy).
   PolicySet policies;
