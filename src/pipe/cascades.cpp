@@ -353,6 +353,18 @@ Result<CascadeFollower::Work> CascadeFollower::StatementsFor(TableStates& tables
       std::erase_if(changes, [](const CascadeChange& ch) { return ch.kind == CascadeChange::Kind::kDelete; });
     }
     if (changes.empty()) continue;
+    if (!c.shared.source_column.empty()) {
+      // A table shared by several sources (pipe/fan_in.h): its cascade statement would have to name
+      // this source's rows; not followed yet, so the child parks (its rows owed until resynced).
+      work.refused.emplace_back(
+          link.child, Error(ErrorKind::kUnsupported,
+                            "a cascade from " + parent + " into a table shared by several sources (" +
+                                c.shared.source_column +
+                                "): chsync does not follow it yet; run `chsync resync "
+                                "--table " +
+                                link.child + "` after the parent's change"));
+      continue;
+    }
     if (c.rebuild) {
       // Its copy runs on another thread: a chunk read before the cascade may land after it.
       work.refused.emplace_back(

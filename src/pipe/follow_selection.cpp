@@ -188,7 +188,9 @@ Result<std::string> Pipe::AddSelectedTable(const std::string& database, const st
       table.rebuild->Stop();
       const std::string temp = table.rebuild->state.temp_table;
       table.rebuild.reset();
-      (void)destination_.DropDestination(set_.PlaceFor(database, name).target, temp);
+      const Placement place = set_.PlaceFor(database, name);
+      // A shared table (pipe/fan_in.h) is its own rebuild's copy: never dropped.
+      if (temp != place.table) (void)destination_.DropDestination(place.target, temp);
     }
     set_.tables().erase(key);
     std::erase_if(checkpoint_.snapshot,

@@ -240,9 +240,10 @@ Status Pipe::ResyncTable(const std::string& qualified) {
                                       fresh.aliases,
                                       fresh.excluded});
   for (const RebuildState& r : checkpoint_.rebuilds) {
-    if (r.database == database && r.table == name)
-      CHSYNC_RETURN_IF_ERROR(
-          destination_.DropDestination(set_.PlaceFor(database, name).target, r.temp_table));
+    const Placement place = set_.PlaceFor(database, name);
+    // A shared table (pipe/fan_in.h) is its own rebuild's copy: never dropped.
+    if (r.database == database && r.table == name && r.temp_table != place.table)
+      CHSYNC_RETURN_IF_ERROR(destination_.DropDestination(place.target, r.temp_table));
   }
   std::erase_if(checkpoint_.rebuilds,
                 [&](const RebuildState& r) { return r.database == database && r.table == name; });

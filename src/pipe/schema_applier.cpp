@@ -289,6 +289,9 @@ Status SchemaApplier::ApplyShared(const StatementAt& at, const std::vector<schem
     parts_.checkpoint.snapshot.push_back(
         {name.database, name.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
   }
+  // A copy in progress read the table as it was: it starts again under the new schema.
+  const bool was_copying = table->rebuild != nullptr;
+  if (was_copying) CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*table));
   table->dest = parts_.set.FreshDestination(*after, table->dest.excluded);
   Status done = Status::Ok();
   if (has(Kind::kKeysChanged)) {
@@ -302,7 +305,7 @@ Status SchemaApplier::ApplyShared(const StatementAt& at, const std::vector<schem
   } else {
     // A table created anew (not an online migration's shadow, whose rows are the base's) or
     // truncated: its earlier rows in the shared table go.
-    const bool shadow = !MigrationBase(name.name, {"gho", "new"}).empty();
+    const bool shadow = !MigrationBase(name.name, {"gho", "ghc", "del", "old", "new"}).empty();
     if ((has(Kind::kTableTruncated) && mapping.deletes != DeleteMode::kIgnore) || (created && !shadow)) {
       auto at_version = version();
       done = at_version.ok() ? DeleteSourceRows(parts_.destination, context.target, mapping.dest_table,
@@ -311,7 +314,11 @@ Status SchemaApplier::ApplyShared(const StatementAt& at, const std::vector<schem
       lines.push_back(fmt::format("{}: its rows in the shared table {} are deleted ({} = '{}')", key, shared,
                                   mapping.source_column, mapping.source_value));
     }
-    if (done.ok()) done = host_.RebuildWriter(*table);
+    if (done.ok()) {
+      done = was_copying ? host_.StartRebuild(*table, position, "the table changed while it was being copied",
+                                              /*resume=*/false)
+                         : host_.RebuildWriter(*table);
+    }
     if (done.ok() && has(Kind::kColumnModified)) {
       lines.push_back(fmt::format("{}: the shared table {} holds its columns", key, shared));
       // A column widened for this source changes what the others' writers must send.
@@ -375,7 +382,7 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
     std::vector<std::string> lines;
     const EffectiveMapping from_mapping = set.MappingFor(from.database, from.name);
     const EffectiveMapping to_mapping = set.MappingFor(to.database, to.name);
-    if (from_mapping.Shared() || (replicate_to && to_mapping.Shared())) {
+    if (from_mapping.Shared() || to_mapping.Shared()) {
       // A shared table (pipe/fan_in.h) is never renamed: only which source table feeds it changes.
       const schema::TableSchema* schema = parts_.tracker.Find(to.database, to.name);
       if (it != set.tables().end() && replicate_to && schema != nullptr && to_mapping.Shared() &&

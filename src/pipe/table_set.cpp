@@ -57,10 +57,27 @@ Status TableSet::CheckPlaceFree(std::string_view database, std::string_view tabl
                                 std::string_view moving) const {
   const Placement place = PlaceFor(database, table);
   const std::string key = TableKey(database, table);
-  const bool shared = MappingFor(database, table).Shared();
+  const EffectiveMapping mine = MappingFor(database, table);
   for (const auto& [other, state] : tables_) {
     if (other == key || other == moving) continue;
-    if (shared && MappingFor(state->dest.source.database, state->dest.source.name).Shared()) continue;
+    const EffectiveMapping theirs_mapping = MappingFor(state->dest.source.database, state->dest.source.name);
+    if (mine.Shared() && theirs_mapping.Shared()) {
+      // Sources of one shared table are kept apart by their source value: two tables of one database
+      // would mix their rows, unless one is the other's online-migration shadow.
+      const bool shadow = MigrationBase(table, {"gho", "new"}) == state->dest.source.name ||
+                          MigrationBase(state->dest.source.name, {"gho", "new"}) == table;
+      if (mine.dest_database != theirs_mapping.dest_database ||
+          mine.dest_table != theirs_mapping.dest_table || mine.source_value != theirs_mapping.source_value ||
+          shadow)
+        continue;
+      return Error(
+          ErrorKind::kConfig,
+          fmt::format("{} and {} would both be replicated into the shared ClickHouse table {}.{} with "
+                      "{} = '{}': a shared table keeps its sources apart by database (and source_name), "
+                      "so two tables of one database cannot share it; give one of them another dest",
+                      key, other, mine.dest_database, mine.dest_table, mine.source_column,
+                      mine.source_value));
+    }
     const Placement theirs = PlaceFor(state->dest.source.database, state->dest.source.name);
     if (theirs.target.database == place.target.database && theirs.table == place.table) {
       return Error(ErrorKind::kConfig,
@@ -205,7 +222,15 @@ EffectiveMapping TableSet::MappingFor(std::string_view database, std::string_vie
 }
 
 bool TableSet::ShouldReplicate(std::string_view database, std::string_view name) const {
-  if (selection_.Matches(database, name)) return true;
+  if (selection_.Matches(database, name)) {
+    // gh-ost's changelog and sentry and the old table a migration renames away, beside a base
+    // whose ClickHouse table is shared (pipe/fan_in.h), hold none of the base's rows: they would be
+    // merged under its source value. Only the shadow (`_t_gho`, `_t_new`) writes there.
+    const std::string base = MigrationBase(name, {"ghc", "del", "old"});
+    return base.empty() ||
+           !((tables_.contains(TableKey(database, base)) || selection_.Matches(database, base)) &&
+             config_.mappings.For(database, base, config_.dest_database).Shared());
+  }
   std::string base = MigrationBase(name, {"gho", "new"});
   return !base.empty() && tables_.contains(TableKey(database, base));
 }

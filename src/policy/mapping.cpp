@@ -440,12 +440,13 @@ Status MappingSet::Add(TableOptions options) {
   }
   if (options.dest_table && !options.Exact() && options.dest_table->find("{table}") == std::string::npos &&
       !options.source_column) {
-    return OptionError(options, "dest_table",
-                       "would put every table matching '" + options.pattern +
-                           "' into the one ClickHouse table '" + *options.dest_table +
-                           "': use {table} in it (e.g. {table}_v2), give the option per table, or give "
-                           "source_column: _source to merge them into one table (docs/mapping.md, \"Many "
-                           "sources into one table\")");
+    return OptionError(
+        options, "dest_table",
+        "would put every table matching '" + options.pattern + "' into the one ClickHouse table '" +
+            *options.dest_table +
+            "': use {table} in it (e.g. {table}_v2), give the option per table, or, when the "
+            "pattern matches one table in each of many databases, give source_column: _source to "
+            "merge them into one table (docs/mapping.md, \"Many sources into one table\")");
   }
   if (options.source_column) {
     const std::string& c = *options.source_column;
@@ -634,7 +635,18 @@ Status MappingSet::CheckDestinations(const std::vector<std::pair<std::string, st
       size_t dot = it->second.find('.');
       EffectiveMapping other =
           For(it->second.substr(0, dot), it->second.substr(dot + 1), default_dest_database);
-      if (m.Shared() && other.source_column == m.source_column) continue;
+      if (m.Shared() && other.source_column == m.source_column && other.source_value != m.source_value)
+        continue;
+      if (m.Shared() && other.source_column == m.source_column) {
+        return Error(
+            ErrorKind::kConfig,
+            fmt::format("tables {} and {}.{} would both be replicated into the shared ClickHouse table "
+                        "{}.{} with {} = '{}': a shared table keeps its sources apart by database (and "
+                        "source_name), so two tables of one database cannot share it; give one of them "
+                        "another dest in table_options",
+                        it->second, database, table, m.dest_database, m.dest_table, m.source_column,
+                        m.source_value));
+      }
       if (m.Shared() || other.Shared()) {
         return Error(ErrorKind::kConfig,
                      fmt::format("tables {} and {}.{} both go into the ClickHouse table {}.{} but their "

@@ -662,9 +662,9 @@ TEST(MappingTest, AddChecksWhatNeedsNoTable) {
        },
        "chsync.yaml:3: 'table_options.shop.*.dest_table' would put every table matching 'shop.*' into the "
        "one "
-       "ClickHouse table 'all_orders': use {table} in it (e.g. {table}_v2), give the option per table, or "
-       "give source_column: _source to merge them into one table (docs/mapping.md, \"Many sources into one "
-       "table\")"},
+       "ClickHouse table 'all_orders': use {table} in it (e.g. {table}_v2), give the option per table, or, "
+       "when the pattern matches one table in each of many databases, give source_column: _source to merge "
+       "them into one table (docs/mapping.md, \"Many sources into one table\")"},
       {"placeholder", [](TableOptions& o) { o.dest_database = "{tabel}"; },
        "chsync.yaml:3: 'table_options.shop.orders.dest_database' may use {database} and {table}, nothing "
        "else in "
@@ -771,6 +771,17 @@ TEST(MappingTest, TablesWithOneSourceColumnShareADestinationAndOthersMayNot) {
   ASSERT_TRUE(set.Add(tenants).ok());
   EXPECT_TRUE(
       set.CheckDestinations({{"tenant_1", "users"}, {"tenant_2", "users"}, {"tenant_2", "orders"}}).ok());
+  // Two tables of one database in one shared table would share a source value: refused.
+  MappingSet months;
+  TableOptions orders = Entry("shop.orders_*", 1);
+  orders.dest_database = "analytics";
+  orders.dest_table = "orders";
+  orders.source_column = "_source";
+  ASSERT_TRUE(months.Add(orders).ok());
+  Status same = months.CheckDestinations({{"shop", "orders_2023"}, {"shop", "orders_2024"}});
+  ASSERT_FALSE(same.ok());
+  EXPECT_NE(same.error().message().find("two tables of one database cannot share it"), std::string::npos)
+      << same.error().message();
   EffectiveMapping m = set.For("tenant_7", "users");
   EXPECT_TRUE(m.Shared());
   EXPECT_EQ(m.source_column, "_source");

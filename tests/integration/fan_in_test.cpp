@@ -240,6 +240,9 @@ TEST_P(FanInTest, OneSourceResyncedDroppedRecreatedAndSwappedLeavesTheOthersAlon
   auto started = testing::StartPipeInBackground(p_, Args(false), p_.state() + "/run.log");
   ASSERT_TRUE(started.has_value());
   run_.emplace(std::move(*started));
+  // The request goes to the running pipe: once it holds the state directory and streams.
+  ASSERT_TRUE(WaitFor([&] { return run_->Log().find("streaming from") != std::string::npos; }, 120))
+      << testing::Tail(run_->Log());
   CommandResult resync = testing::RunCommand(
       {testing::ChsyncBinary(), "resync", "--state", p_.state(), "--table", Tenant(2) + ".users"}, 300'000);
   ASSERT_EQ(resync.exit_code, 0) << resync.Describe() << testing::Tail(run_->Log());
