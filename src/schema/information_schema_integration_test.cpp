@@ -57,7 +57,15 @@ Result<std::vector<TableSchema>> Load(mysql::Connection& conn, bool mariadb) {
   CHSYNC_ASSIGN_OR_RETURN(TextRows columns, Rows(conn, ColumnsQuery(dbs)));
   CHSYNC_ASSIGN_OR_RETURN(TextRows statistics, Rows(conn, StatisticsQuery(dbs)));
   CHSYNC_ASSIGN_OR_RETURN(TextRows foreign_keys, Rows(conn, ForeignKeysQuery(dbs)));
-  return LoadSchemas(tables, columns, statistics, foreign_keys, InformationSchemaFlavor{mariadb});
+  CHSYNC_ASSIGN_OR_RETURN(
+      std::vector<TableSchema> schemas,
+      LoadSchemas(tables, columns, statistics, foreign_keys, InformationSchemaFlavor{mariadb}));
+  if (mariadb) {
+    // MariaDB's JSON columns, as the pipe reads them (mysql::MarkMariaDbJson): their own CHECK.
+    CHSYNC_ASSIGN_OR_RETURN(TextRows checks, Rows(conn, CheckConstraintsQuery(dbs)));
+    MarkJsonColumns(checks, schemas);
+  }
+  return schemas;
 }
 
 /// What information_schema can tell, in comparable form: expression texts are compared by kind
