@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/hex.h"
+
 namespace chsync::mysql {
 
 /// AWS credentials: an access key and its secret, and the session token of temporary ones.
@@ -23,8 +25,6 @@ struct AwsCredentials {
 std::string Sha256Hex(std::string_view data);
 /// HMAC-SHA256 of `data` under `key`, as raw bytes.
 std::string HmacSha256(std::string_view key, std::string_view data);
-/// `bytes` in lower-case hex.
-std::string Hex(std::string_view bytes);
 /// SigV4's URI encoding: every byte but A-Z a-z 0-9 - _ . ~ as %XX (upper-case hex).
 std::string UriEncode(std::string_view text);
 /// "YYYYMMDDTHHMMSSZ" of `when` (UTC).

@@ -5,23 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/civil_date.h"
+#include "common/hex.h"
 
 #include <cstdio>
 #include <cstring>
 
 namespace chsync::mysql {
 namespace {
-
-std::string HexEncode(std::string_view bytes) {
-  static constexpr char kDigits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
-  for (unsigned char c : bytes) {
-    out.push_back(kDigits[c >> 4]);
-    out.push_back(kDigits[c & 15]);
-  }
-  return out;
-}
 
 Result<std::string> HexDecode(std::string_view hex) {
   auto nibble = [](char c) -> int {
@@ -73,7 +63,7 @@ std::string KeyToJson(const Key& key) {
       case KeyValue::Kind::kInt: j.push_back({{"i", v.i}}); break;
       case KeyValue::Kind::kUint: j.push_back({{"u", v.u}}); break;
       case KeyValue::Kind::kDouble: j.push_back({{"d", v.d}}); break;
-      case KeyValue::Kind::kText: j.push_back({{"x", HexEncode(v.text)}}); break;
+      case KeyValue::Kind::kText: j.push_back({{"x", Hex(v.text)}}); break;
       case KeyValue::Kind::kTemporal: j.push_back({{"t", v.text}}); break;
     }
   }
@@ -274,7 +264,7 @@ Result<SnapshotReader::Chunk> SnapshotReader::ReadChunk(const Key& after, const 
         // Stored-bytes keys are compared through UNHEX(?) (see Open).
         SnapshotQuery::Read read = s.query.reads[s.key_index[j]];
         if (read == SnapshotQuery::Read::kBytes16 || read == SnapshotQuery::Read::kBytes4)
-          param_values.back().text = HexEncode(after[j].text);
+          param_values.back().text = Hex(after[j].text);
       }
     }
     params.resize(param_values.size());
