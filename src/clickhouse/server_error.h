@@ -9,6 +9,7 @@ namespace chsync::clickhouse {
 
 /// ClickHouse error codes that chsync treats specially (numbers from ClickHouse's ErrorCodes.cpp).
 namespace code {
+inline constexpr int kDirectoryAlreadyExists = 84;
 inline constexpr int kTimeoutExceeded = 159;
 inline constexpr int kUnknownUser = 192;
 inline constexpr int kWrongPassword = 193;

@@ -502,21 +502,45 @@ Status Destination::TruncateDestination(const clickhouse::DdlTarget& target, std
   // forwards it there as the passwordless `default` user (Code 194), and on the leader it can hang
   // for good when a replica is still fetching a part just inserted (seen on 18.16). So the table is
   // emptied by replacing it: a new empty one (a replicated one with its own ZooKeeper path) takes
-  // its name, the old one is dropped. Each step is safe to run again after a crash; a replayed
-  // TRUNCATE empties the table again, and the rows after it are replayed too.
+  // its name, the old one is dropped.
   const bool replicated = topology_ && topology_->max_replicas() > 1;
   const std::string& db = target.StorageDatabase();
   const std::string on = target.cluster.empty() ? "" : " ON CLUSTER " + QuoteIdentifier(target.cluster);
   const std::string fresh = std::string(name) + "__chsync_truncating";
-  const std::string old = std::string(name) + "__chsync_truncated";
-  CHSYNC_ASSIGN_OR_RETURN(bool has_old, DestinationTableExists(target, old));
-  if (has_old) {
-    // A crash after the swap: `name` is the empty table already.
-    return Ddl("DROP TABLE IF EXISTS " + QualifiedName(db, old) + on);
+  // The name the full table is renamed to, and the next ones: 18.16 renames a table by moving its
+  // folder of parts, then writing its definition under the new name, then removing the old one, so
+  // a kill -9 of ClickHouse in between leaves a folder no table owns ("Target path already exists"
+  // when a table would take its name) or a table under both names. Its rows are the truncated
+  // ones whatever state it left: the next name is taken, and the folder named in the log.
+  std::vector<std::string> asides;
+  for (int i = 1; i <= 5; ++i) {
+    asides.push_back(std::string(name) + "__chsync_truncated" + (i == 1 ? "" : "_" + std::to_string(i)));
   }
+  auto drop_asides = [&]() -> Status {
+    std::string in;
+    for (const std::string& aside : asides) in += (in.empty() ? "" : ", ") + QuoteString(aside);
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string left, dest_->Query("SELECT name FROM system.tables WHERE database = " + QuoteString(db) +
+                                           " AND name IN (" + in + ")",
+                                       "TabSeparatedRaw"));
+    for (const std::string& aside : asides) {
+      if (("\n" + left).find("\n" + aside + "\n") == std::string::npos) continue;
+      CHSYNC_RETURN_IF_ERROR(Ddl("DROP TABLE IF EXISTS " + QualifiedName(db, aside) + on));
+    }
+    return Status::Ok();
+  };
+  // Every step starts again from what is there, and empties the table again: the TRUNCATE is run
+  // again at its place in the binlog, so the rows in `name` now are all older than it (a crash
+  // inside ClickHouse's rename can leave `name` an empty table that the replay filled again).
+  // What a crash left aside holds only rows of before the TRUNCATE.
+  CHSYNC_RETURN_IF_ERROR(drop_asides());
   CHSYNC_ASSIGN_OR_RETURN(bool has_table, DestinationTableExists(target, name));
-  if (!has_table) return Status::Ok();
   CHSYNC_ASSIGN_OR_RETURN(bool has_fresh, DestinationTableExists(target, fresh));
+  if (!has_table) {
+    // A crash between the swap's two renames: the empty table is not yet under the name.
+    if (!has_fresh) return Status::Ok();
+    return Ddl("RENAME TABLE " + QualifiedName(db, fresh) + " TO " + QualifiedName(db, name) + on);
+  }
   if (!has_fresh) {
     CHSYNC_ASSIGN_OR_RETURN(std::string engine,
                             dest_->Query("SELECT engine_full FROM system.tables WHERE database = " +
@@ -538,10 +562,26 @@ Status Destination::TruncateDestination(const clickhouse::DdlTarget& target, std
                                QualifiedName(db, name) + " ENGINE = " + engine));
     CrashPoint("truncate.created");
   }
-  CHSYNC_RETURN_IF_ERROR(Ddl("RENAME TABLE " + QualifiedName(db, name) + " TO " + QualifiedName(db, old) +
-                             ", " + QualifiedName(db, fresh) + " TO " + QualifiedName(db, name) + on));
-  CrashPoint("truncate.swapped");
-  return Ddl("DROP TABLE IF EXISTS " + QualifiedName(db, old) + on);
+  for (const std::string& aside : asides) {
+    Status swapped = Ddl("RENAME TABLE " + QualifiedName(db, name) + " TO " + QualifiedName(db, aside) +
+                         ", " + QualifiedName(db, fresh) + " TO " + QualifiedName(db, name) + on);
+    if (swapped.ok()) {
+      CrashPoint("truncate.swapped");
+      return Ddl("DROP TABLE IF EXISTS " + QualifiedName(db, aside) + on);
+    }
+    if (swapped.error().server_code() != clickhouse::code::kDirectoryAlreadyExists) return swapped;
+    // Refused before anything moved: 18.16 checks the folder first.
+    log::Warn(
+        "TRUNCATE of {}.{}: the folder of ClickHouse table {} is there but no table owns it: a kill of "
+        "ClickHouse in the middle of an earlier rename left it, with rows that were truncated; the table "
+        "is set aside under another name. Delete that folder to free its space ({})",
+        db, name, aside, swapped.error().message());
+  }
+  return Error(ErrorKind::kServer,
+               fmt::format("TRUNCATE of {}.{}: the folders of {} … {} are all there, owned by no table "
+                           "(kills of ClickHouse in the middle of renames left them); delete them in "
+                           "ClickHouse's data folder of database {}, then `chsync resume --table`",
+                           db, name, asides.front(), asides.back(), db));
 }
 
 Status Destination::SettleReplicas(const clickhouse::DdlTarget& target, std::string_view name) {

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,9 @@ struct Catalog {
   int budget = -1;
   /// The queries of system.tables' keys asked.
   int key_reads = 0;
+  /// "db.name" of folders of parts no table owns (18.16 killed in the middle of a rename): a
+  /// table renamed to that name is refused, as 18.16 refuses it.
+  std::set<std::string> orphan_folders;
 };
 
 /// Understands the statements Destination sends to one server of version `version`.
@@ -62,6 +66,18 @@ class FakeClickHouse : public clickhouse::Connection {
         std::regex_search(sql, m, kWhere)) {
       ++catalog_.key_reads;
       return std::string(catalog_.tables.contains(m[1].str() + "." + m[2].str()) ? "a\t\n" : "");
+    }
+    static const std::regex kNames(
+        R"(^SELECT name FROM system\.tables WHERE database = '([^']*)' AND name IN \((.*)\)$)");
+    if (std::regex_match(sql, m, kNames)) {
+      static const std::regex kQuoted(R"('([^']*)')");
+      const std::string database = m[1].str();
+      const std::string list = m[2].str();
+      std::string rows;
+      for (std::sregex_iterator it(list.begin(), list.end(), kQuoted), end; it != end; ++it) {
+        if (catalog_.tables.contains(database + "." + (*it)[1].str())) rows += (*it)[1].str() + "\n";
+      }
+      return rows;
     }
     static const std::regex kIn(R"(FROM system\.tables WHERE database IN \('([^']*)'\)$)");
     if (sql.starts_with("SELECT database, name, sorting_key, partition_key FROM system.tables") &&
@@ -115,6 +131,8 @@ class FakeClickHouse : public clickhouse::Connection {
         const std::string to = (*it)[3].str() + "." + (*it)[4].str();
         if (!tables.contains(from)) return Error(ErrorKind::kServer, "no table " + from, 60);
         if (tables.contains(to)) return Error(ErrorKind::kServer, "table " + to + " exists", 57);
+        if (catalog_.orphan_folders.contains(to))
+          return Error(ErrorKind::kServer, "Target path already exists: " + to, 84);
         tables[to] = tables[from];
         tables.erase(from);
       }
@@ -189,6 +207,47 @@ TEST_F(DestinationTest, ATruncateOnAnOldServerConvergesFromACrashBetweenAnyTwoSt
       [&](Destination& d) { return d.TruncateDestination(target_, "t"); },
       {{"db.t", {0, "ReplacingMergeTree(_chsync_version) ORDER BY a"}}, {"db.other", {3}}});
   EXPECT_EQ(steps, 3u) << "create, swap, drop";
+}
+
+// 18.16 renames a table in steps (its folder, its new definition, the old one removed): a kill of
+// ClickHouse between them leaves states no SQL makes. From each, the TRUNCATE run again (after a
+// replay put older rows into `t` again) still ends with `t` empty and nothing of the swap left.
+TEST_F(DestinationTest, ATruncateOnAnOldServerConvergesFromAKillInsideClickHousesRename) {
+  const std::string engine = "ReplacingMergeTree(_chsync_version) ORDER BY a";
+  const std::map<std::string, FakeTable> emptied = {{"db.t", {0, engine}}, {"db.other", {3}}};
+  // The parts of `t` moved to a folder no table owns; `t` loaded empty and filled by the replay.
+  auto folder = [&](Destination& d) {
+    catalog_.orphan_folders = {"db.t__chsync_truncated"};
+    return d.TruncateDestination(target_, "t");
+  };
+  ConvergesFromEveryCrash(
+      {{"db.t", {2, engine}}, {"db.t__chsync_truncating", {0, engine}}, {"db.other", {3}}}, folder, emptied);
+  // Two folders taken: the third name.
+  auto folders = [&](Destination& d) {
+    catalog_.orphan_folders = {"db.t__chsync_truncated", "db.t__chsync_truncated_2"};
+    return d.TruncateDestination(target_, "t");
+  };
+  ConvergesFromEveryCrash({{"db.t", {2, engine}}, {"db.other", {3}}}, folders, emptied);
+  // Defined under both names: `t` (loaded empty, filled by the replay) and the aside one.
+  ConvergesFromEveryCrash(
+      {{"db.t", {2, engine}},
+       {"db.t__chsync_truncated", {5, engine}},
+       {"db.t__chsync_truncating", {0, engine}},
+       {"db.other", {3}}},
+      [&](Destination& d) { return d.TruncateDestination(target_, "t"); }, emptied);
+  // Between the swap's two renames: no `t`.
+  ConvergesFromEveryCrash(
+      {{"db.t__chsync_truncated", {5, engine}}, {"db.t__chsync_truncating", {0, engine}}, {"db.other", {3}}},
+      [&](Destination& d) { return d.TruncateDestination(target_, "t"); }, emptied);
+  // Every name taken by a folder: refused, naming them, with nothing changed.
+  catalog_ = Catalog{{{"db.t", {2, engine}}}, {}, -1};
+  for (const char* n : {"", "_2", "_3", "_4", "_5"})
+    catalog_.orphan_folders.insert(std::string("db.t__chsync_truncated") + n);
+  Status refused = Open()->TruncateDestination(target_, "t");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("t__chsync_truncated … t__chsync_truncated_5"), std::string::npos)
+      << refused.error().message();
+  EXPECT_EQ(catalog_.tables.at("db.t").rows, 2);
 }
 
 TEST_F(DestinationTest, MakingRoomMovesAKeptTableAsideOnceEvenAcrossACrash) {

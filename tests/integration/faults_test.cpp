@@ -31,6 +31,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -417,6 +418,89 @@ TEST_F(FaultsClickHouse, ATruncateSurvivesAKilledClickHouse) {
   r = p_.Run();
   ASSERT_RUN_OK(r, "after the restart");
   EXPECT_EQUAL_TO_SOURCE(p_, "t", "streaming after the restart");
+}
+
+// ClickHouse 18.16 renames a table in three steps: it moves the table's folder of parts, writes
+// the definition under the new name, then removes the old one. A kill -9 between them leaves a
+// state no SQL makes, and the swap of chsync's TRUNCATE (`t` aside as `t__chsync_truncated`, the
+// empty `t__chsync_truncating` onto `t`) must converge from each (a soak's kill left the first:
+// "Target path already exists: …/t__chsync_truncated/", the table parked with 400 rows the source
+// had truncated). Each state is made here as the kill leaves it, with ClickHouse stopped, after
+// chsync was killed between creating the empty table and the swap.
+TEST_F(FaultsClickHouse, ATruncateConvergesFromAKillInsideClickHousesRename) {
+  namespace fs = std::filesystem;
+  ASSERT_TRUE(p_.connected());
+  p_.ExecAll({"CREATE TABLE t (id BIGINT PRIMARY KEY, v BIGINT NOT NULL, s VARCHAR(40))",
+              "INSERT INTO t SELECT seq, seq, 'before' FROM seq_1_to_50"});
+  ASSERT_RUN_OK(p_.Run(), "the snapshot");
+  const std::string path = testing::FaultClickHousePath();
+  const std::string parts = path + "data/" + p_.db() + "/";
+  const std::string definitions = path + "metadata/" + p_.db() + "/";
+  // The definition of `t` written as ClickHouse writes it for the table's new name.
+  auto define_as = [&](const std::string& name) {
+    std::ifstream in(definitions + "t.sql");
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string sql = text.str();
+    ASSERT_EQ(sql.rfind("ATTACH TABLE t\n", 0), 0u) << sql;
+    sql.replace(0, std::string("ATTACH TABLE t").size(), "ATTACH TABLE " + name);
+    std::ofstream(definitions + name + ".sql") << sql;
+  };
+  struct State {
+    const char* what;
+    std::function<void()> make;
+  };
+  const std::vector<State> states = {
+      {"killed after moving t's parts aside: t is empty, its parts in a folder of no table",
+       [&] { fs::rename(parts + "t", parts + "t__chsync_truncated"); }},
+      {"killed after defining the table aside: t (empty) and t__chsync_truncated (the rows) both",
+       [&] {
+         fs::rename(parts + "t", parts + "t__chsync_truncated");
+         define_as("t__chsync_truncated");
+       }},
+      {"killed between the two renames: no t, t__chsync_truncated and t__chsync_truncating",
+       [&] {
+         fs::rename(parts + "t", parts + "t__chsync_truncated");
+         define_as("t__chsync_truncated");
+         fs::remove(definitions + "t.sql");
+       }},
+  };
+  int round = 0;
+  for (const State& state : states) {
+    SCOPED_TRACE(state.what);
+    ++round;
+    const std::string k = std::to_string(round);
+    p_.ExecAll({"INSERT INTO t VALUES (10" + k + ", 1, 'before the truncate')",
+                "UPDATE t SET s = 'updated' WHERE id <= 3", "TRUNCATE TABLE t",
+                "INSERT INTO t VALUES (" + k + ", " + k + ", 'after the truncate')"});
+    setenv("CHSYNC_CRASH_AT", "truncate.created", 1);
+    CommandResult crashed = p_.Run();
+    unsetenv("CHSYNC_CRASH_AT");
+    ASSERT_EQ(crashed.exit_code, 137) << crashed.Describe();
+    ASSERT_TRUE(testing::KillFaultClickHouse());
+    // The folder an earlier round left, deleted as chsync's warning says.
+    fs::remove_all(parts + "t__chsync_truncated");
+    state.make();
+    ASSERT_TRUE(testing::StartFaultClickHouse());
+    CommandResult again = p_.Run();
+    ASSERT_RUN_OK(again, std::string("after ClickHouse was ") + state.what);
+    if (round == 1) {
+      EXPECT_NE(again.err.find("Delete that folder to free its space"), std::string::npos)
+          << again.Describe();
+    }
+    EXPECT_EQUAL_TO_SOURCE(p_, "t", std::string("after ClickHouse was ") + state.what);
+    EXPECT_EQ(again.err.find("PARKED"), std::string::npos) << again.Describe();
+    // A later TRUNCATE goes through too, though a folder of no table may still hold the name.
+    p_.ExecAll({"INSERT INTO t VALUES (20" + k + ", 2, 'x')", "TRUNCATE TABLE t",
+                "INSERT INTO t VALUES (30" + k + ", 3, 'y')"});
+    CommandResult later = p_.Run();
+    ASSERT_RUN_OK(later, "a later TRUNCATE");
+    EXPECT_EQUAL_TO_SOURCE(p_, "t", "after a later TRUNCATE");
+    EXPECT_EQ(later.err.find("PARKED"), std::string::npos) << later.Describe();
+  }
+  testing::TsvRows left = p_.DestQuery("SELECT name FROM system.tables WHERE database = '" + p_.db() +
+                                       "' AND substring(name, 1, 10) = 't__chsync_'");
+  EXPECT_TRUE(left.empty()) << "tables of chsync's swap were left behind: " << left.size();
 }
 
 // Issue 33: a soak of a few minutes, on servers of its own (the `mysql-fault` MariaDB and the

@@ -206,6 +206,11 @@ bool FaultClickHouseAnswers() {
   return Answers("CHSYNC_TEST_CLICKHOUSE_FAULT");
 }
 
+std::string FaultClickHousePath() {
+  std::string start = RequireEnv("CHSYNC_TEST_CLICKHOUSE_FAULT_START");
+  return start.substr(0, start.rfind('/') + 1) + "data/";
+}
+
 std::string FaultClickHouseState() {
   const std::string server = "CHSYNC_TEST_CLICKHOUSE_FAULT";
   pid_t pid = ServerPid(server);

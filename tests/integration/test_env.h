@@ -59,6 +59,9 @@ bool KillFaultClickHouse();
 bool StartFaultClickHouse();
 /// True when the fault ClickHouse answers `SELECT 1` now.
 bool FaultClickHouseAnswers();
+/// The fault ClickHouse's own folder of tables (its `path`): `data/DB/TABLE/` holds a table's parts
+/// and `metadata/DB/TABLE.sql` its definition. For tests that leave it as a crash of its own would.
+std::string FaultClickHousePath();
 /// For a failure message when it does not answer: its process id, whether that process lives,
 /// and the last lines of its error log (stack traces left out).
 std::string FaultClickHouseState();
