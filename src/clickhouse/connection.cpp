@@ -8,6 +8,7 @@
 #include "clickhouse/embedded_connection.h"
 #include "clickhouse/http_connection.h"
 #include "clickhouse/server_error.h"
+#include "clickhouse/typed_insert.h"
 #include "common/log.h"
 
 namespace chsync::clickhouse {
@@ -125,6 +126,8 @@ Status Connection::Execute(std::string_view sql, const RequestOptions& request) 
 Status Connection::Insert(std::string_view insert_sql_prefix, std::string_view data,
                           const RequestOptions& request) {
   if (data.empty()) return Status::Ok();
+  if (std::optional<TypedInsert> typed = ParseTypedInsert(insert_sql_prefix))
+    return InsertTyped(*this, *typed, data, request);
   auto result = RunWithRetries(insert_sql_prefix, data, {}, request);
   if (!result.ok()) return std::move(result).error();
   return Status::Ok();

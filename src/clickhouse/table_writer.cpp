@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "clickhouse/sql_quoting.h"
+#include "clickhouse/typed_insert.h"
 
 namespace chsync::clickhouse {
 namespace {
@@ -38,6 +39,13 @@ Result<TableWriter> TableWriter::Create(const schema::TableSchema& table, const 
   TableWriter writer(std::move(types), table.name, std::move(names), source);
   writer.source_value_ = options.source_value;
   writer.prefix_ = InsertPrefix(target.database, table.name, writer.names_, writer.HasJson());
+  if (source) {
+    // A shared table's columns may be widened by another source at any moment: its INSERTs are
+    // checked against the types they were encoded for (typed_insert.h).
+    std::vector<std::string> encoded;
+    for (const MappedType& t : WithMetadata(writer.types_, true)) encoded.push_back(t.type);
+    writer.prefix_ = TypedInsertHeader(target.database, table.name, writer.names_, encoded) + writer.prefix_;
+  }
   writer.qualified_ = QualifiedName(target.database, table.name);
   return writer;
 }

@@ -110,6 +110,39 @@ Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const c
                              "the entry another dest, or drop the table",
                              table, mapping.source_column));
   }
+  // The table's sorting key must be this source's: a source keyed otherwise would have rows of
+  // one key collapse (its key wider than the table's) or a row's versions sort apart (narrower).
+  {
+    schema::TableSchema mine = layout;
+    mine.name = std::string(name);
+    CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableLayout wanted,
+                            clickhouse::DestinationLayout(mine, caps, target, options));
+    CHSYNC_ASSIGN_OR_RETURN(std::string key,
+                            destination.connection().Query(
+                                "SELECT sorting_key FROM system.tables WHERE database = " +
+                                    QuoteString(target.StorageDatabase()) + " AND name = " + QuoteString(name),
+                                "TabSeparatedRaw"));
+    std::string expected;
+    for (const std::string& element : wanted.order_by) expected += (expected.empty() ? "" : ", ") + element;
+    auto bare = [](std::string_view text) {
+      std::string out;
+      for (char c : text) {
+        if (c != '`' && c != ' ' && c != '\n') out += c;
+      }
+      return out;
+    };
+    if (bare(key) != bare(expected)) {
+      while (!key.empty() && key.back() == '\n') key.pop_back();
+      return Error(ErrorKind::kUnsupported,
+                   fmt::format("the shared table {} is sorted by ({}), and source {}.{} ({}) would be sorted by "
+                               "({}): rows of different keys would collapse into one, or a row's versions "
+                               "would not meet. Every source of a shared table needs the same primary key; "
+                               "give this source another dest in table_options, or change its key at the "
+                               "source",
+                               table, key, mapping.source_database, mapping.source_table, mapping.source_value,
+                               expected));
+    }
+  }
   clickhouse::WriterOptions writer;
   writer.source_column = mapping.source_column;
   writer.source_value = mapping.source_value;
@@ -168,32 +201,6 @@ Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const c
     }
   }
   return writer;
-}
-
-std::function<Status(clickhouse::Connection&)> SharedTypesCheck(
-    const clickhouse::DdlTarget& target, const std::string& name, const std::vector<std::string>& names,
-    const std::vector<std::optional<clickhouse::MappedType>>& types) {
-  std::vector<std::pair<std::string, std::string>> expected;
-  for (size_t i = 0; i < types.size() && i < names.size(); ++i) {
-    if (types[i]) expected.emplace_back(names[i], types[i]->type);
-  }
-  const std::string sql =
-      "SELECT name, type FROM system.columns WHERE database = " + QuoteString(target.StorageDatabase()) +
-      " AND table = " + QuoteString(name);
-  const std::string table = QualifiedName(target.StorageDatabase(), name);
-  return [expected = std::move(expected), sql, table](clickhouse::Connection& connection) -> Status {
-    CHSYNC_ASSIGN_OR_RETURN(std::string text, connection.Query(sql, "TabSeparatedRaw"));
-    for (const auto& [column, type] : expected) {
-      std::string line = column;
-      line.append("\t").append(type).append("\n");
-      if (text.starts_with(line) || text.find("\n" + line) != std::string::npos) continue;
-      return Error(ErrorKind::kNetwork,
-                   fmt::format("the shared table {} changed: its column {} is no longer {} (another pipe "
-                               "altered it); the rows are written again with its new type",
-                               table, column, type));
-    }
-    return Status::Ok();
-  };
 }
 
 Status DeleteSourceRows(Destination& destination, const clickhouse::DdlTarget& target, std::string_view name,

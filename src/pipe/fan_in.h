@@ -51,14 +51,4 @@ Status DeleteSourceRows(Destination& destination, const clickhouse::DdlTarget& t
 Status ClearSourceRows(Destination& destination, const clickhouse::DdlTarget& target, std::string_view name,
                        const EffectiveMapping& mapping);
 
-/// The check a batch for the shared table `name` runs right before its INSERT (Flusher's
-/// BatchInfo::check): the table's columns `names` still have the types `types` (the writer's, as
-/// EnsureShared read them). Another pipe that widened a column since would otherwise receive
-/// RowBinary of the old type, which ClickHouse may read without an error but with other values
-/// (a DECIMAL's scale); the check fails the batch with a network-kind error instead, and the pipe
-/// reads again from its checkpoint with writers made for the new types.
-std::function<Status(clickhouse::Connection&)> SharedTypesCheck(
-    const clickhouse::DdlTarget& target, const std::string& name, const std::vector<std::string>& names,
-    const std::vector<std::optional<clickhouse::MappedType>>& types);
-
 }  // namespace chsync::pipe

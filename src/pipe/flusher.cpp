@@ -112,7 +112,6 @@ void Flusher::Loop(Lane& lane) {
       lock.unlock();
       const auto start = std::chrono::steady_clock::now();
       const bool skipped = job.info.skip && job.info.skip();
-      if (!skipped && job.info.check) s = job.info.check(*lane.connection);
       if (!skipped && s.ok()) s = lane.connection->Insert(job.prefix, job.data);
       sent = job.data.size();
       if (!s.ok() && job.info.rejected && job.info.rejected(s.error())) {

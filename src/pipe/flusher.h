@@ -27,9 +27,6 @@ struct FlushBatchInfo {
   /// Called on the flusher's thread when ClickHouse refused the INSERT for good: true when the
   /// failure was absorbed (its table parked); the flusher then goes on with the next batch.
   std::function<bool(const Error&)> rejected;
-  /// Run on the flusher's thread, over the lane's connection, right before the INSERT: a failure
-  /// fails the batch as the INSERT would (a shared table whose types another pipe changed).
-  std::function<Status(clickhouse::Connection&)> check;
 };
 
 /// Sends the stream's batches to ClickHouse on threads of its own, so that decoding the next rows

@@ -6,7 +6,6 @@
 #include <utility>
 
 #include "metrics/pipe_metrics.h"
-#include "pipe/fan_in.h"
 #include "pipe/names.h"
 
 namespace chsync::pipe {
@@ -117,10 +116,6 @@ Status Outbox::QueueRows(TableState& table) {
     return Status::Ok();
   }
   AttachParking(info, key);
-  if (!table.shared.source_column.empty()) {
-    const TableSet::Placement place = parts_.set.PlaceFor(table.dest.source.database, table.dest.source.name);
-    info.check = SharedTypesCheck(place.target, place.table, table.writer->names(), table.shared.types);
-  }
   return flusher_->Insert(table.writer->insert_prefix(), table.writer->TakeData(), 0, std::move(info));
 }
 

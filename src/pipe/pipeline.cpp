@@ -173,7 +173,12 @@ Status Pipe::Initialize(bool copy) {
   for (schema::TableSchema& t : schemas) {
     // Tables left by an earlier pipe (or a run that crashed before its first checkpoint) are
     // replaced: rows they hold may no longer exist at the source.
-    CHSYNC_RETURN_IF_ERROR(set_.CreateDestination(t, /*replace=*/true));
+    if (Status created = set_.CreateDestination(t, /*replace=*/true); !created.ok()) {
+      // A source its shared table cannot take (another key, a type no merged column holds) is
+      // parked when the tables load, with this same error; the others are copied.
+      if (!set_.MappingFor(t.database, t.name).Shared() || created.error().kind() != ErrorKind::kUnsupported)
+        return created;
+    }
     checkpoint.snapshot.push_back({t.database, t.name,
                                    copy ? TableSnapshot::State::kPending : TableSnapshot::State::kDone, "", 0,
                                    std::nullopt});
@@ -348,6 +353,7 @@ Status Pipe::BuildTables() {
     Destination& destination;
     ~Forget() { destination.ForgetTableKeys(); }
   } forget{destination_};
+  std::map<std::string, Error> refused_shared;
   for (const TableSnapshot& s : checkpoint_.snapshot) {
     const schema::TableSchema* schema = tracker_.Find(s.database, s.table);
     if (schema == nullptr) continue;  // dropped at the source; its destination is kept
@@ -403,7 +409,12 @@ Status Pipe::BuildTables() {
       if (h.table == key) state->held = h;
     }
     Status writer = RebuildWriter(*state);
-    if (!writer.ok() && !state->held) return writer;  // a held table needs no writer until it is copied again
+    if (!writer.ok() && !state->held) {
+      // A source a shared table cannot take (a key or a type no merged column holds) parks below,
+      // as a table the policy refuses; the others go on.
+      if (!checked.Shared() || writer.error().kind() != ErrorKind::kUnsupported) return writer;
+      refused_shared.insert_or_assign(key, writer.error());
+    }  // a held table needs no writer until it is copied again
     if (writer.ok() && saved != nullptr && !state->full_row) {
       // The table's own keys decide which updates move a row (RebuildWriter); table_options that
       // name others take effect when the table is copied again.
@@ -447,10 +458,15 @@ Status Pipe::BuildTables() {
   for (auto& [key, table] : set_.tables()) {
     if (table->held) continue;
     const schema::TableSchema& source = table->dest.source;
-    std::optional<std::string> refused =
-        KeylessRefusal(source, request_.config.policies.For(source.database, source.name));
+    std::optional<Error> refused;
+    if (auto it = refused_shared.find(key); it != refused_shared.end()) {
+      refused = it->second;
+    } else if (std::optional<std::string> keyless =
+                   KeylessRefusal(source, request_.config.policies.For(source.database, source.name))) {
+      refused = Error(ErrorKind::kUnsupported, *keyless);
+    }
     if (!refused) continue;
-    CHSYNC_RETURN_IF_ERROR(ParkTable(*table, key, Error(ErrorKind::kUnsupported, *refused), "", position));
+    CHSYNC_RETURN_IF_ERROR(ParkTable(*table, key, *refused, "", position));
     for (TableSnapshot& s : checkpoint_.snapshot) {
       if (s.database == source.database && s.table == source.name) s.state = TableSnapshot::State::kDone;
     }

@@ -9,11 +9,13 @@
 
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "mysql/connection.h"
 #include "pipe_compare.h"
 #include "pipe_harness.h"
 #include "test_env.h"
@@ -221,6 +223,85 @@ INSTANTIATE_TEST_SUITE_P(Destinations, FanInTest, ::testing::Values(Dest::kServe
 // One source table of a shared table copied again (`chsync resync --table`) replaces its own rows
 // and no other source's; a source table dropped keeps its rows, created anew it starts empty; an
 // online schema migration's swap (pt-online-schema-change) of one tenant goes on feeding the table.
+// Rows encoded for a shared column's type before another source widened it reach ClickHouse as
+// their values, converted: here the rows of a prepared XA transaction, which wait in a file of the
+// state directory (encoded as DECIMAL(10,2)) while another tenant widens the column to
+// DECIMAL(20,6), then commit. RowBinary carries no types: sent as they are, ClickHouse would read
+// them as the new type.
+TEST_P(FanInTest, RowsEncodedBeforeAnotherSourceWidenedTheColumnKeepTheirValues) {
+  tenants_ = 2;
+  for (int i = 1; i <= tenants_; ++i) {
+    p_.ExecAll({"CREATE DATABASE " + Tenant(i),
+                "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, v INT, amount DECIMAL(10,2))",
+                "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq, seq + 0.25 FROM seq_1_to_3"});
+  }
+  CommandResult r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  auto diff = [&] {
+    return Diff(Read("users", "CONCAT_WS('|', id, v, CAST(amount * 1000000 AS SIGNED))",
+                     "concat(toString(id), '|', toString(v), '|', toString(toInt64(amount * 1000000)))"));
+  };
+  ASSERT_EQ(diff(), "");
+  const std::string xid = "'" + p_.db() + "-x1'";
+  {
+    // Prepared on a connection that then goes away: another one may commit it.
+    std::unique_ptr<mysql::Connection> conn = testing::OpenSource(p_.source_url());
+    ASSERT_NE(conn, nullptr);
+    for (const std::string& sql :
+         {"XA START " + xid, "INSERT INTO " + Tenant(1) + ".users VALUES (4, 4, 12345678.91)",
+          "UPDATE " + Tenant(1) + ".users SET amount = -99999999.99 WHERE id = 1", "XA END " + xid,
+          "XA PREPARE " + xid}) {
+      Status s = conn->Execute(sql);
+      ASSERT_TRUE(s.ok()) << sql << ": " << s.error().message();
+    }
+  }
+  r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  p_.ExecAll({"ALTER TABLE " + Tenant(2) + ".users MODIFY amount DECIMAL(20,6)",
+              "INSERT INTO " + Tenant(2) + ".users VALUES (10, 10, 1.123456)"});
+  r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  ASSERT_EQ(p_.DestValue("SELECT type FROM system.columns WHERE database = '" + p_.db() +
+                         "' AND table = 'users' AND name = 'amount'"),
+            "Nullable(Decimal(20, 6))");
+  std::unique_ptr<mysql::Connection> conn = testing::OpenSource(p_.source_url());
+  ASSERT_NE(conn, nullptr);
+  ASSERT_TRUE(WaitFor([&] { return conn->Execute("XA COMMIT " + xid).ok(); }, 30));
+  r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_EQ(diff(), "");
+  EXPECT_NE(r.err.find("converted by ClickHouse"), std::string::npos) << r.Describe();
+}
+
+// A source keyed otherwise than the shared table is held with a message, not merged: with the
+// table sorted by (_source, id), tenant 2's rows (id, region) = (1, 1) and (1, 2) would collapse.
+TEST_P(FanInTest, ASourceKeyedOtherwiseIsHeldNotMerged) {
+  tenants_ = 4;
+  // At the first start: tenant 4's table is held, tenant 1's copied.
+  p_.ExecAll({"CREATE DATABASE " + Tenant(1), "CREATE DATABASE " + Tenant(2), "CREATE DATABASE " + Tenant(3),
+              "CREATE DATABASE " + Tenant(4), "CREATE TABLE " + Tenant(1) + ".users (id INT PRIMARY KEY, v INT)",
+              "INSERT INTO " + Tenant(1) + ".users VALUES (1, 10), (2, 20)",
+              "CREATE TABLE " + Tenant(4) + ".users (id INT, region INT, v INT, PRIMARY KEY (id, region))",
+              "INSERT INTO " + Tenant(4) + ".users VALUES (1, 1, 41), (1, 2, 42)"});
+  CommandResult r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.err.find(Tenant(4) + ".users PARKED"), std::string::npos) << r.Describe();
+  // While it streams: tenant 2's held, tenant 3's merged.
+  p_.ExecAll({"CREATE TABLE " + Tenant(2) + ".users (id INT, region INT, v INT, PRIMARY KEY (id, region))",
+              "INSERT INTO " + Tenant(2) + ".users VALUES (1, 1, 11), (1, 2, 12)",
+              "CREATE TABLE " + Tenant(3) + ".users (id INT PRIMARY KEY, v INT)",
+              "INSERT INTO " + Tenant(3) + ".users VALUES (1, 30)"});
+  r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.err.find("would be sorted by"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.err.find(Tenant(2) + ".users PARKED"), std::string::npos) << r.Describe();
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.db() + ".users FINAL WHERE _source = '" + Tenant(2) + "'"),
+            "0");
+  EXPECT_EQ(p_.DestValue("SELECT groupArray(v) FROM (SELECT v FROM " + p_.db() +
+                         ".users FINAL WHERE _chsync_is_deleted = 0 ORDER BY _source, id)"),
+            "[10,20,30]");
+}
+
 TEST_P(FanInTest, OneSourceResyncedDroppedRecreatedAndSwappedLeavesTheOthersAlone) {
   tenants_ = 3;
   for (int i = 1; i <= tenants_; ++i) {

@@ -1,0 +1,44 @@
+#pragma once
+
+// RowBinary carries no types: ClickHouse reads each value as the type its column has when the
+// INSERT starts. A table whose column types change under a writer (one shared by several sources,
+// widened by another of them: docs/mapping.md, "Many sources into one table") would read rows
+// encoded for the old type as other values (a DECIMAL's scale) or other rows. Such a writer's
+// INSERT prefix starts with a header naming the types its rows are encoded for; Connection::Insert
+// then checks them against the table before and after the INSERT, and when they differ sends the
+// rows through a staging table of the encoded types, from which INSERT … SELECT converts them.
+// The header travels with the rows, also into XA transactions' files.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "clickhouse/connection.h"
+#include "common/result.h"
+
+namespace chsync::clickhouse {
+
+/// The header for an INSERT into `database`.`table` of rows whose columns `names` are encoded as
+/// `types` (same length): a comment ClickHouse skips, put before the INSERT statement.
+std::string TypedInsertHeader(std::string_view database, std::string_view table,
+                              const std::vector<std::string>& names, const std::vector<std::string>& types);
+
+/// An INSERT prefix that starts with a TypedInsertHeader, taken apart.
+struct TypedInsert {
+  std::string database;
+  std::string table;
+  std::vector<std::pair<std::string, std::string>> columns;  ///< name, the type its values are encoded as
+  std::string statement;  ///< the INSERT … FORMAT RowBinary after the header
+};
+
+/// nullopt when `prefix` has no header (or a damaged one: it is then sent as it is).
+std::optional<TypedInsert> ParseTypedInsert(std::string_view prefix);
+
+/// The INSERT of `data` that Connection::Insert runs for a prefix with a header: checked before
+/// and after, staged when the table's types are not the encoded ones (see above).
+Status InsertTyped(Connection& connection, const TypedInsert& insert, std::string_view data,
+                   const RequestOptions& request);
+
+}  // namespace chsync::clickhouse
