@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <optional>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -70,6 +72,80 @@ const StoredColumn* Find(const std::vector<StoredColumn>& columns, std::string_v
   return nullptr;
 }
 
+/// Serialises the ALTERs of one shared table among pipes (ClickHouse has no conditional ALTER: a
+/// pipe that widened a column from what it read could narrow another pipe's wider type written in
+/// between). The table `<name>__chsync_altering` exists while a pipe alters `name`: CREATE TABLE
+/// of a name that exists fails (code 57) on every version, so the pipe whose CREATE succeeded holds
+/// it. A lock older than kStaleAfter is a killed holder's and is broken. On a cluster it is taken
+/// on the node the pipe is connected to.
+class AlterLock {
+ public:
+  static Result<AlterLock> Take(Destination& destination, const clickhouse::DdlTarget& target,
+                                std::string_view name) {
+    constexpr int kStaleAfterSeconds = 600;
+    const std::string lock_name = std::string(name) + "__chsync_altering";
+    const std::string lock = QualifiedName(target.StorageDatabase(), lock_name);
+    auto reported = std::chrono::steady_clock::now() - std::chrono::seconds(10);  // said at once
+    for (;;) {
+      Status created =
+          destination.connection().Execute("CREATE TABLE " + lock + " (held UInt8) ENGINE = Memory");
+      if (created.ok()) return AlterLock(destination, lock);
+      if (created.error().server_code() != kTableExists) return created.error();
+      CHSYNC_ASSIGN_OR_RETURN(
+          std::string age,
+          destination.connection().Query(
+              "SELECT toInt64(now()) - toInt64(metadata_modification_time) FROM system.tables "
+              "WHERE database = " +
+              QuoteString(target.StorageDatabase()) + " AND name = " + QuoteString(lock_name)));
+      if (!age.empty() && std::atoll(age.c_str()) > kStaleAfterSeconds) {
+        log::Warn("{} is older than {} s: the pipe that held it was stopped in the middle; it is broken",
+                  lock, kStaleAfterSeconds);
+        CHSYNC_RETURN_IF_ERROR(destination.connection().Execute("DROP TABLE IF EXISTS " + lock));
+        continue;
+      }
+      if (destination.cancelled()) return clickhouse::CancelledError("waiting for " + lock);
+      const auto now = std::chrono::steady_clock::now();
+      if (now - reported >= std::chrono::seconds(10)) {
+        log::Info("waiting for another pipe that alters {} ({} exists since {} s)",
+                  QualifiedName(target.StorageDatabase(), name), lock,
+                  age.empty() ? "?" : age.substr(0, age.find('\n')));
+        reported = now;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  AlterLock(AlterLock&& other) noexcept
+      : destination_(other.destination_), lock_(std::exchange(other.lock_, "")) {}
+  AlterLock& operator=(AlterLock&&) = delete;
+  AlterLock(const AlterLock&) = delete;
+  AlterLock& operator=(const AlterLock&) = delete;
+  ~AlterLock() {
+    if (lock_.empty()) return;
+    Status dropped = destination_.connection().Execute("DROP TABLE IF EXISTS " + lock_);
+    if (!dropped.ok()) log::Warn("releasing {}: {}", lock_, dropped.error().message());
+  }
+
+ private:
+  static constexpr int kTableExists = 57;
+  AlterLock(Destination& destination, std::string lock) : destination_(destination), lock_(std::move(lock)) {}
+  Destination& destination_;
+  std::string lock_;
+};
+
+/// True when `stored` lacks a column of `layout` or has one too narrow for it.
+Result<bool> NeedsAlter(const std::vector<StoredColumn>& stored, const schema::TableSchema& layout,
+                        const clickhouse::Capabilities& caps) {
+  for (const schema::Column& column : layout.columns) {
+    const StoredColumn* existing = Find(stored, column.name);
+    if (existing == nullptr) return true;
+    CHSYNC_ASSIGN_OR_RETURN(clickhouse::MappedType mapped, clickhouse::MapColumn(column, caps));
+    mapped = clickhouse::SharedStorageType(mapped);
+    clickhouse::ColumnMerge merge = clickhouse::MergeColumn(existing->type, mapped, caps.decimal256);
+    if (merge.kind != clickhouse::ColumnMerge::Kind::kKeep) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const clickhouse::DdlTarget& target,
@@ -117,11 +193,11 @@ Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const c
     mine.name = std::string(name);
     CHSYNC_ASSIGN_OR_RETURN(clickhouse::TableLayout wanted,
                             clickhouse::DestinationLayout(mine, caps, target, options));
-    CHSYNC_ASSIGN_OR_RETURN(std::string key,
-                            destination.connection().Query(
-                                "SELECT sorting_key FROM system.tables WHERE database = " +
-                                    QuoteString(target.StorageDatabase()) + " AND name = " + QuoteString(name),
-                                "TabSeparatedRaw"));
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string key, destination.connection().Query(
+                             "SELECT sorting_key FROM system.tables WHERE database = " +
+                                 QuoteString(target.StorageDatabase()) + " AND name = " + QuoteString(name),
+                             "TabSeparatedRaw"));
     std::string expected;
     for (const std::string& element : wanted.order_by) expected += (expected.empty() ? "" : ", ") + element;
     auto bare = [](std::string_view text) {
@@ -133,15 +209,24 @@ Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const c
     };
     if (bare(key) != bare(expected)) {
       while (!key.empty() && key.back() == '\n') key.pop_back();
-      return Error(ErrorKind::kUnsupported,
-                   fmt::format("the shared table {} is sorted by ({}), and source {}.{} ({}) would be sorted by "
-                               "({}): rows of different keys would collapse into one, or a row's versions "
-                               "would not meet. Every source of a shared table needs the same primary key; "
-                               "give this source another dest in table_options, or change its key at the "
-                               "source",
-                               table, key, mapping.source_database, mapping.source_table, mapping.source_value,
-                               expected));
+      return Error(
+          ErrorKind::kUnsupported,
+          fmt::format("the shared table {} is sorted by ({}), and source {}.{} ({}) would be sorted by "
+                      "({}): rows of different keys would collapse into one, or a row's versions "
+                      "would not meet. Every source of a shared table needs the same primary key; "
+                      "give this source another dest in table_options, or change its key at the "
+                      "source",
+                      table, key, mapping.source_database, mapping.source_table, mapping.source_value,
+                      expected));
     }
+  }
+  // Columns to add or widen: under the lock, from what ClickHouse has once it is held.
+  std::optional<AlterLock> lock;
+  CHSYNC_ASSIGN_OR_RETURN(bool alter, NeedsAlter(stored, layout, caps));
+  if (alter) {
+    CHSYNC_ASSIGN_OR_RETURN(AlterLock taken, AlterLock::Take(destination, target, name));
+    lock.emplace(std::move(taken));
+    CHSYNC_ASSIGN_OR_RETURN(stored, ReadColumns(destination, target, name));
   }
   clickhouse::WriterOptions writer;
   writer.source_column = mapping.source_column;
@@ -237,22 +322,41 @@ Status DeleteSourceRows(Destination& destination, const clickhouse::DdlTarget& t
 Status ClearSourceRows(Destination& destination, const clickhouse::DdlTarget& target, std::string_view name,
                        const EffectiveMapping& mapping) {
   const std::string table = QualifiedName(target.StorageDatabase(), name);
-  CHSYNC_ASSIGN_OR_RETURN(std::string rows,
-                          destination.connection().Query(fmt::format(
-                              "SELECT count() FROM {} WHERE {} = {}", table,
-                              QuoteIdentifier(mapping.source_column), QuoteString(mapping.source_value))));
+  const std::string where =
+      fmt::format("{} = {}", QuoteIdentifier(mapping.source_column), QuoteString(mapping.source_value));
+  CHSYNC_ASSIGN_OR_RETURN(std::string rows, destination.connection().Query(fmt::format(
+                                                "SELECT count() FROM {} WHERE {}", table, where)));
   if (rows.empty() || rows[0] == '0') return Status::Ok();  // nothing to remove: no mutation
-  CHSYNC_RETURN_IF_ERROR(destination.Ddl(
-      fmt::format("ALTER TABLE {}{} DELETE WHERE {} = {}", table, OnCluster(target),
-                  QuoteIdentifier(mapping.source_column), QuoteString(mapping.source_value))));
-  const std::string pending =
+  CHSYNC_RETURN_IF_ERROR(
+      destination.Ddl(fmt::format("ALTER TABLE {}{} DELETE WHERE {}", table, OnCluster(target), where)));
+  // This source's mutations only (another source's, or a user's, may take longer or never end).
+  const std::string mine =
       "SELECT count() FROM system.mutations WHERE database = " + QuoteString(target.StorageDatabase()) +
-      " AND table = " + QuoteString(name) + " AND is_done = 0";
-  for (int i = 0;; ++i) {
-    CHSYNC_ASSIGN_OR_RETURN(std::string count, destination.connection().Query(pending));
+      " AND table = " + QuoteString(name) + " AND is_done = 0 AND position(command, " + QuoteString(where) +
+      ") > 0";
+  const auto start = std::chrono::steady_clock::now();
+  auto reported = start;
+  for (;;) {
+    CHSYNC_ASSIGN_OR_RETURN(std::string count, destination.connection().Query(mine));
     if (count.empty() || count[0] == '0') return Status::Ok();
-    if (i % 100 == 99)
-      log::Info("waiting for ClickHouse to remove the rows of {} from {}", mapping.source_value, table);
+    if (destination.cancelled())
+      return clickhouse::CancelledError("waiting for ClickHouse to remove the rows of " +
+                                        mapping.source_value);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - reported >= std::chrono::seconds(10)) {
+      // ClickHouse 19 and later say why a mutation does not progress.
+      auto why = destination.connection().Query(
+          "SELECT any(latest_fail_reason) FROM system.mutations WHERE database = " +
+          QuoteString(target.StorageDatabase()) + " AND table = " + QuoteString(name) +
+          " AND is_done = 0 AND position(command, " + QuoteString(where) + ") > 0");
+      std::string reason = why.ok() ? *why : "";
+      while (!reason.empty() && reason.back() == '\n') reason.pop_back();
+      log::Info(
+          "waiting {} s for ClickHouse to remove the rows of {} from {} (ALTER TABLE … DELETE WHERE {}){}",
+          std::chrono::duration_cast<std::chrono::seconds>(now - start).count(), mapping.source_value, table,
+          where, reason.empty() ? "" : ": its last failure: " + reason);
+      reported = now;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }

@@ -17,7 +17,6 @@
 #include "pipe/history.h"
 #include "pipe/names.h"
 #include "policy/ddl_policy.h"
-#include "position/row_version.h"
 #include "schema/parser.h"
 
 namespace chsync::pipe {
@@ -255,8 +254,7 @@ Status SchemaApplier::ApplyShared(const StatementAt& at, const std::vector<schem
   };
   // The statement's version: above every row before it, below every row after it (row_version.h).
   auto version = [&]() -> Result<uint64_t> {
-    CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, parts_.versions->Sequence(event.file, at.sequence_base));
-    return RowVersion({sequence, event.position + parts_.versions->shift()});
+    return parts_.versions->OfStatement(event.file, at.sequence_base, event);
   };
   std::vector<std::string> lines;
   if (has(Kind::kTableDropped)) {
@@ -426,7 +424,22 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
           return s.database == from.database && s.table == from.name;
         });
       }
-      if (!replicate_to || schema == nullptr) continue;
+      if (!replicate_to) continue;
+      if (schema == nullptr) {
+        // Renamed from a table the tracker never saw (not replicated): its schema as the source has
+        // it now.
+        auto keep = [&](const schema::TableSchema& t) {
+          return t.database == to.database && t.name == to.name;
+        };
+        CHSYNC_ASSIGN_OR_RETURN(std::vector<schema::TableSchema> loaded,
+                                parts_.source.LoadSchemas({to.database}, keep));
+        if (loaded.empty()) {
+          return ResyncError(
+              to_key, "replaced by " + from_key + ", which chsync did not track and cannot find", event);
+        }
+        parts_.tracker.SetTable(loaded[0]);
+        schema = parts_.tracker.Find(to.database, to.name);
+      }
       // The new name's rows are copied (into the shared table: its source's rows are replaced).
       if (!to_mapping.Shared()) {
         CHSYNC_RETURN_IF_ERROR(set.CheckPlaceFree(to.database, to.name));
@@ -445,8 +458,13 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
       std::erase_if(checkpoint.snapshot,
                     [&](const TableSnapshot& s) { return s.database == to.database && s.table == to.name; });
       checkpoint.snapshot.push_back({to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
-      CHSYNC_RETURN_IF_ERROR(
-          host_.StartRebuild(added, position, "renamed from " + from_key, /*resume=*/false));
+      if (Status started = host_.StartRebuild(added, position, "renamed from " + from_key, /*resume=*/false);
+          !started.ok()) {
+        // A table its shared table cannot take (another key, a type no merged column holds).
+        if (started.error().kind() != ErrorKind::kUnsupported) return started;
+        CHSYNC_RETURN_IF_ERROR(host_.ParkTable(added, to_key, started.error(), statement, position));
+        continue;
+      }
       lines.push_back(fmt::format("RENAME TABLE {} TO {}: {} is copied into {}", from_key, to_key, to_key,
                                   to_place.Qualified()));
       parts_.history.Record(to_key, to_target.database, position, statement, lines, "rebuilt");

@@ -25,4 +25,9 @@ Result<uint64_t> Versions::Of(uint32_t sequence, const binlog::Event& event, con
   return RowVersion({sequence, offset});
 }
 
+Result<uint64_t> Versions::OfStatement(std::string_view file, int64_t base, const binlog::Event& event) {
+  CHSYNC_ASSIGN_OR_RETURN(uint32_t sequence, Sequence(file, base));
+  return RowVersion({sequence, event.position + shift()});
+}
+
 }  // namespace chsync::pipe

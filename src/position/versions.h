@@ -40,6 +40,10 @@ class Versions {
   /// in a file of counted sequence `sequence`.
   Result<uint64_t> Of(uint32_t sequence, const binlog::Event& event, const binlog::RowsEvent& rows,
                       size_t k) const;
+  /// The version of the statement `event` of `file` (sequence base `base`): above every row before
+  /// it, below every row after it. For the rows a statement writes itself (a shared table's
+  /// deletions of one source's rows at a TRUNCATE).
+  Result<uint64_t> OfStatement(std::string_view file, int64_t base, const binlog::Event& event);
 
  private:
   explicit Versions(Lineage lineage) : lineage_(std::move(lineage)) {}

@@ -70,6 +70,51 @@ TEST(VersionsTest, RowsAreNumberedInBinlogOrderAndAReplayNumbersThemAlike) {
   EXPECT_EQ(VersionsOf(*restarted, "binlog.000003", 0), first);
 }
 
+// A statement's own rows (a shared table's deletions at a TRUNCATE) sit between the rows of the
+// binlog around it: above every row before the statement, below every row after it.
+TEST(VersionsTest, AStatementsVersionIsBetweenTheRowsBeforeAndAfterIt) {
+  TempDir dir;
+  auto versions = Versions::Load(dir.path());
+  ASSERT_TRUE(versions.ok()) << versions.error().message();
+  auto reader = binlog::FileReader::Open(kFile, {});
+  ASSERT_TRUE(reader.ok()) << reader.error().message();
+  const std::string name = "binlog.000003";
+  versions->Resume(name, 0);
+  std::vector<uint64_t> order;  // every row's version and every other event's, in binlog order
+  size_t statements = 0;
+  while (true) {
+    auto ev = (*reader)->Next();
+    ASSERT_TRUE(ev.ok());
+    if (!*ev) break;
+    const binlog::Event& e = **ev;
+    versions->BeginEvent(e, name);
+    auto sequence = versions->Sequence(name, 0);
+    ASSERT_TRUE(sequence.ok());
+    std::vector<const binlog::Event*> events = {&e};
+    if (const auto* payload = std::get_if<binlog::TransactionPayloadEvent>(&e.body)) {
+      for (const binlog::Event& inner : payload->events) events.push_back(&inner);
+    }
+    bool rows_seen = false;
+    for (const binlog::Event* one : events) {
+      const auto* rows = std::get_if<binlog::RowsEvent>(&one->body);
+      if (rows == nullptr) continue;
+      rows_seen = true;
+      for (size_t k = 0; k < rows->rows.size(); ++k) {
+        auto version = versions->Of(*sequence, *one, *rows, k);
+        ASSERT_TRUE(version.ok());
+        order.push_back(*version);
+      }
+    }
+    if (rows_seen) continue;
+    auto version = versions->OfStatement(name, 0, e);
+    ASSERT_TRUE(version.ok()) << version.error().message();
+    order.push_back(*version);
+    ++statements;
+  }
+  ASSERT_GT(statements, 10u);
+  for (size_t i = 1; i < order.size(); ++i) ASSERT_LT(order[i - 1], order[i]) << "at " << i;
+}
+
 /// Numbers kFile as `old_name` under base 0, then as `new_name` in a new epoch, on the same Versions
 /// or (`restart`) on one loaded anew: every version of the second pass must be above every one of the
 /// first. Returns the counted sequence of the second pass's file (0 on a failure).

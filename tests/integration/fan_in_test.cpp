@@ -279,7 +279,8 @@ TEST_P(FanInTest, ASourceKeyedOtherwiseIsHeldNotMerged) {
   tenants_ = 4;
   // At the first start: tenant 4's table is held, tenant 1's copied.
   p_.ExecAll({"CREATE DATABASE " + Tenant(1), "CREATE DATABASE " + Tenant(2), "CREATE DATABASE " + Tenant(3),
-              "CREATE DATABASE " + Tenant(4), "CREATE TABLE " + Tenant(1) + ".users (id INT PRIMARY KEY, v INT)",
+              "CREATE DATABASE " + Tenant(4),
+              "CREATE TABLE " + Tenant(1) + ".users (id INT PRIMARY KEY, v INT)",
               "INSERT INTO " + Tenant(1) + ".users VALUES (1, 10), (2, 20)",
               "CREATE TABLE " + Tenant(4) + ".users (id INT, region INT, v INT, PRIMARY KEY (id, region))",
               "INSERT INTO " + Tenant(4) + ".users VALUES (1, 1, 41), (1, 2, 42)"});
@@ -295,11 +296,142 @@ TEST_P(FanInTest, ASourceKeyedOtherwiseIsHeldNotMerged) {
   ASSERT_EQ(r.exit_code, 0) << r.Describe();
   EXPECT_NE(r.err.find("would be sorted by"), std::string::npos) << r.Describe();
   EXPECT_NE(r.err.find(Tenant(2) + ".users PARKED"), std::string::npos) << r.Describe();
-  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + p_.db() + ".users FINAL WHERE _source = '" + Tenant(2) + "'"),
-            "0");
+  EXPECT_EQ(
+      p_.DestValue("SELECT count() FROM " + p_.db() + ".users FINAL WHERE _source = '" + Tenant(2) + "'"),
+      "0");
   EXPECT_EQ(p_.DestValue("SELECT groupArray(v) FROM (SELECT v FROM " + p_.db() +
                          ".users FINAL WHERE _chsync_is_deleted = 0 ORDER BY _source, id)"),
             "[10,20,30]");
+}
+
+// Pipes alter a shared table one at a time (ClickHouse has no conditional ALTER: a widening
+// computed from a stale read could narrow another pipe's): while `users__chsync_altering` exists,
+// another pipe holds the table, and this one waits to add its column. On the server alone: the
+// test makes the lock itself, through a connection of its own.
+class FanInServerTest : public FanInTest {};
+
+TEST_P(FanInServerTest, AnAlterWaitsWhileAnotherPipeHoldsTheSharedTable) {
+  tenants_ = 2;
+  for (int i = 1; i <= tenants_; ++i) {
+    p_.ExecAll({"CREATE DATABASE " + Tenant(i),
+                "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, v INT)",
+                "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq FROM seq_1_to_5"});
+  }
+  CommandResult r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  const std::string lock = p_.db() + ".users__chsync_altering";
+  ASSERT_EQ(p_.DestValue("CREATE TABLE " + lock + " (held UInt8) ENGINE = Memory"), "");
+  auto started = testing::StartPipeInBackground(p_, Args(false), p_.state() + "/run.log");
+  ASSERT_TRUE(started.has_value());
+  run_.emplace(std::move(*started));
+  p_.ExecAll({"ALTER TABLE " + Tenant(1) + ".users ADD COLUMN c INT NOT NULL DEFAULT 3",
+              "INSERT INTO " + Tenant(1) + ".users (id, v, c) VALUES (6, 6, 6)"});
+  ASSERT_TRUE(WaitFor(
+      [&] { return run_->Log().find("waiting for another pipe that alters") != std::string::npos; }, 60))
+      << testing::Tail(run_->Log());
+  const std::string columns = "SELECT count() FROM system.columns WHERE database = '" + p_.db() +
+                              "' AND table = 'users' AND name = 'c'";
+  EXPECT_EQ(p_.DestValue(columns), "0") << "altered while another pipe held the table";
+  ASSERT_EQ(p_.DestValue("DROP TABLE " + lock), "");
+  ASSERT_TRUE(WaitFor([&] { return p_.DestValue(columns) == "1"; }, 60)) << testing::Tail(run_->Log());
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return p_.DestValue("SELECT count() FROM " + p_.db() + ".users FINAL WHERE id = 6 AND c = 6") == "1";
+      },
+      60))
+      << testing::Tail(run_->Log());
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM system.tables WHERE database = '" + p_.db() +
+                         "' AND name = 'users__chsync_altering'"),
+            "0")
+      << "the pipe left its lock";
+}
+
+INSTANTIATE_TEST_SUITE_P(Server, FanInServerTest, ::testing::Values(Dest::kServer),
+                         [](const ::testing::TestParamInfo<Dest>& info) {
+                           return testing::DestName(info.param);
+                         });
+
+// A table the pipe does not replicate, renamed onto a shared source's name (a migration tool's
+// shadow table swapped in): its rows replace that source's rows in the shared table, and its
+// changes follow.
+TEST_P(FanInTest, AnUntrackedTableRenamedOntoASourceFeedsTheSharedTable) {
+  tenants_ = 2;
+  for (int i = 1; i <= tenants_; ++i) {
+    p_.ExecAll({"CREATE DATABASE " + Tenant(i),
+                "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, v INT)",
+                "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq FROM seq_1_to_5"});
+  }
+  p_.ExecAll({"CREATE TABLE " + Tenant(2) + ".users_next (id INT PRIMARY KEY, v INT)",
+              "INSERT INTO " + Tenant(2) + ".users_next SELECT seq, seq * 100 FROM seq_3_to_8"});
+  // Only the users tables are replicated: users_next is not tracked.
+  std::vector<std::string> args = p_.RunArgs(p_.db() + "_t*.users", true, Config());
+  CommandResult r = testing::RunCommand(args, 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  ASSERT_EQ(SmallUsersDiff(), "");
+  p_.ExecAll({"RENAME TABLE " + Tenant(2) + ".users TO " + Tenant(2) + ".users_before, " + Tenant(2) +
+                  ".users_next TO " + Tenant(2) + ".users",
+              "UPDATE " + Tenant(2) + ".users SET v = -v WHERE id = 8"});
+  r = testing::RunCommand(args, 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_EQ(SmallUsersDiff(), "");
+  p_.ExecAll({"INSERT INTO " + Tenant(2) + ".users VALUES (9, 900)",
+              "DELETE FROM " + Tenant(2) + ".users WHERE id = 3"});
+  r = testing::RunCommand(args, 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_EQ(SmallUsersDiff(), "");
+}
+
+// gh-ost's migration of one tenant, as gh-ost runs it: its changelog table, the shadow `_users_gho`
+// with a new column filled by chunks and by the changes gh-ost applies from the binlog, the
+// cut-over `RENAME TABLE users TO _users_del, _users_gho TO users`, and the drops. The shared
+// table gets the column; the tenant's rows stay equal to its table; the other tenant is untouched.
+TEST_P(FanInTest, AGhostMigrationOfOneTenantKeepsTheSharedTableEqual) {
+  tenants_ = 2;
+  for (int i = 1; i <= tenants_; ++i) {
+    p_.ExecAll({"CREATE DATABASE " + Tenant(i),
+                "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, v INT)",
+                "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq FROM seq_1_to_10"});
+  }
+  CommandResult r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  const std::string raw1 = RawRows(1);
+  const std::string t2 = Tenant(2);
+  p_.ExecAll(
+      {"CREATE TABLE " + t2 +
+           "._users_ghc (id BIGINT AUTO_INCREMENT PRIMARY KEY, last_update TIMESTAMP DEFAULT "
+           "CURRENT_TIMESTAMP, hint VARCHAR(64) NOT NULL, value VARCHAR(4096) NOT NULL, UNIQUE KEY "
+           "hint_uidx (hint))",
+       "CREATE TABLE " + t2 + "._users_gho LIKE " + t2 + ".users",
+       "ALTER TABLE " + t2 + "._users_gho ADD COLUMN w INT NOT NULL DEFAULT 0",
+       "INSERT INTO " + t2 + "._users_ghc (hint, value) VALUES ('state', 'GhostTableMigrated')",
+       "INSERT INTO " + t2 + "._users_gho (id, v) SELECT id, v FROM " + t2 + ".users WHERE id <= 5",
+       "UPDATE " + t2 + ".users SET v = 77 WHERE id = 2",
+       "REPLACE INTO " + t2 + "._users_gho (id, v) VALUES (2, 77)",
+       "DELETE FROM " + t2 + ".users WHERE id = 9",
+       "INSERT INTO " + t2 + "._users_gho (id, v) SELECT id, v FROM " + t2 + ".users WHERE id > 5",
+       "INSERT INTO " + t2 + ".users VALUES (11, 11)",
+       "REPLACE INTO " + t2 + "._users_gho (id, v) VALUES (11, 11)",
+       "REPLACE INTO " + t2 + "._users_ghc (hint, value) VALUES ('state', 'AllEventsUpToLockProcessed')",
+       "RENAME TABLE " + t2 + ".users TO " + t2 + "._users_del, " + t2 + "._users_gho TO " + t2 + ".users",
+       "DROP TABLE " + t2 + "._users_ghc", "DROP TABLE " + t2 + "._users_del",
+       "UPDATE " + t2 + ".users SET w = id WHERE id <= 3"});
+  r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_EQ(SmallUsersDiff(), "");
+  std::vector<std::string> source;
+  for (const auto& row : p_.SourceQuery("SELECT CONCAT_WS('|', id, v, w) FROM " + t2 + ".users ORDER BY id"))
+    source.push_back(row[0].value_or("NULL"));
+  std::vector<std::string> dest;
+  for (const auto& row :
+       p_.DestQuery("SELECT concat(toString(id), '|', toString(v), '|', toString(w)) FROM " + p_.db() +
+                    ".users FINAL WHERE _chsync_is_deleted = 0 AND _source = '" + t2 + "' ORDER BY id"))
+    dest.push_back(row[0].value_or("NULL"));
+  EXPECT_EQ(dest, source) << "tenant 2's rows with gh-ost's new column";
+  EXPECT_EQ(RawRows(1), raw1) << "the migration of tenant 2 wrote rows of tenant 1";
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM system.tables WHERE database = '" + p_.db() +
+                         "' AND name LIKE '%gh%'"),
+            "0")
+      << "gh-ost's tables were replicated on their own";
 }
 
 TEST_P(FanInTest, OneSourceResyncedDroppedRecreatedAndSwappedLeavesTheOthersAlone) {
