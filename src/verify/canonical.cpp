@@ -1,5 +1,9 @@
 #include "verify/canonical.h"
 
+#include <charconv>
+#include <cstdint>
+#include <optional>
+
 #include "clickhouse/sql_quoting.h"
 #include "clickhouse/type_mapping.h"
 #include "mysql/connection.h"
@@ -26,6 +30,62 @@ std::string SourceClampedDate(const std::string& c, const std::string& lo, const
          " END";
 }
 
+/// `text` without the wrapper `name(…)` around it, or nullopt when it has none.
+std::optional<std::string_view> Unwrap(std::string_view text, std::string_view name) {
+  if (text.substr(0, name.size()) != name || text.size() < name.size() + 2 || text[name.size()] != '(' ||
+      text.back() != ')')
+    return std::nullopt;
+  return text.substr(name.size() + 1, text.size() - name.size() - 2);
+}
+
+std::optional<uint32_t> Number(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  uint32_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return n;
+}
+
+/// A destination column's type (system.columns' text) as far as a shared table widens it.
+struct DestType {
+  bool nullable = false;
+  std::optional<uint32_t> decimal_precision, decimal_scale;  ///< Decimal(P, S)
+  std::optional<uint32_t> datetime64_scale;                  ///< DateTime64(S[, 'zone'])
+};
+
+DestType ParseDestType(std::string_view type) {
+  DestType out;
+  if (auto inner = Unwrap(type, "LowCardinality")) type = *inner;
+  if (auto inner = Unwrap(type, "Nullable")) {
+    out.nullable = true;
+    type = *inner;
+  }
+  if (auto args = Unwrap(type, "Decimal")) {
+    const size_t comma = args->find(',');
+    if (comma != std::string_view::npos) {
+      auto p = Number(args->substr(0, comma));
+      auto s = Number(args->substr(comma + 1));
+      if (p && s && *s <= *p) {
+        out.decimal_precision = p;
+        out.decimal_scale = s;
+      }
+    }
+  }
+  if (auto args = Unwrap(type, "DateTime64")) out.datetime64_scale = Number(args->substr(0, args->find(',')));
+  return out;
+}
+
+/// Decimal text without trailing fraction zeros (and without a '.' left alone). MySQL's TRIM
+/// would eat an integer's zeros too: only for a column with a fraction.
+std::string SourceTrimmedDecimal(const std::string& text) {
+  return "TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM " + text + "))";
+}
+/// The same at ClickHouse: the expression only strips zeros after a '.', for any text.
+std::string DestTrimmedDecimal(const std::string& text) {
+  return "replaceRegexpOne(replaceRegexpOne(" + text + ", '(\\\\.[0-9]*?)0+$', '\\\\1'), '\\\\.$', '')";
+}
+
 }  // namespace
 
 std::string_view ExactnessName(Exactness exactness) {
@@ -39,15 +99,19 @@ std::string_view ExactnessName(Exactness exactness) {
 }
 
 Result<ColumnCanon> CanonicalColumn(const schema::Column& column, std::string_view dest_name,
-                                    const clickhouse::Capabilities& caps, const SourceFlavor& flavor) {
+                                    const clickhouse::Capabilities& caps, const SourceFlavor& flavor,
+                                    std::string_view dest_type) {
   CHSYNC_ASSIGN_OR_RETURN(clickhouse::MappedType mapped, clickhouse::MapColumn(column, caps));
   ColumnCanon out;
   out.source_name = column.name;
   out.dest_name = std::string(dest_name);
   const std::string s = mysql::QuoteIdentifier(column.name);
   const std::string d_raw = clickhouse::QuoteIdentifier(dest_name);
+  // A shared column may be Nullable for another source's sake: NULL is tested where it can be.
+  const DestType dest = ParseDestType(dest_type);
+  const bool dest_nullable = mapped.nullable || dest.nullable;
   // The ClickHouse value expression works on the non-Nullable value; NULL is handled below.
-  const std::string d = mapped.nullable ? "assumeNotNull(" + d_raw + ")" : d_raw;
+  const std::string d = dest_nullable ? "assumeNotNull(" + d_raw + ")" : d_raw;
   // Text in another character set than UTF-8 is converted as the snapshot reads it (UTF-8 and
   // ASCII text already has the bytes chsync wrote; converting it would only cost time).
   const bool binary = !schema::IsCharacterType(column.type) || column.charset == "binary";
@@ -86,6 +150,11 @@ Result<ColumnCanon> CanonicalColumn(const schema::Column& column, std::string_vi
     case Encoding::kDecimal64:
     case Encoding::kDecimal128:
     case Encoding::kDecimal256: {
+      // A shared column another source widened holds this column's values at a larger scale.
+      uint32_t scale = mapped.scale;
+      const bool widened = dest.decimal_scale && *dest.decimal_scale > mapped.scale &&
+                           *dest.decimal_precision - *dest.decimal_scale >= mapped.precision - mapped.scale;
+      if (widened) scale = *dest.decimal_scale;
       std::string text_of = "toString(" + d + ")";
       if (mapped.encoding == Encoding::kDecimal128 && caps.version.major != 0 &&
           caps.version < clickhouse::ServerVersion{20, 1}) {
@@ -102,17 +171,18 @@ Result<ColumnCanon> CanonicalColumn(const schema::Column& column, std::string_vi
       }
       // MySQL prints exactly S fraction digits. ClickHouse's toString does too before 21.9, and
       // drops trailing zeros after it; toDecimalString (23.3) prints S digits again. Between
-      // (or for an unknown version) both sides drop them.
+      // (or for an unknown version) both sides drop them; and for a widened column, whose S
+      // digits are not the source's, on every version (at the destination's scale: printed at
+      // the source's it would hide digits the source cannot have).
       const clickhouse::ServerVersion v = caps.version;
       const bool known = v.major != 0;
-      if (mapped.scale > 0 && known && v >= clickhouse::ServerVersion{23, 3}) {
-        text_of = "toDecimalString(" + d + ", " + std::to_string(mapped.scale) + ")";
+      if (scale > 0 && known && v >= clickhouse::ServerVersion{23, 3}) {
+        text_of = "toDecimalString(" + d + ", " + std::to_string(scale) + ")";
       }
-      if (mapped.scale > 0 &&
-          !(known && (v < clickhouse::ServerVersion{21, 9} || v >= clickhouse::ServerVersion{23, 3}))) {
-        sv = "TRIM(TRAILING '.' FROM TRIM(TRAILING '0' FROM CAST(" + s + " AS CHAR)))";
-        dv =
-            "replaceRegexpOne(replaceRegexpOne(" + text_of + ", '(\\\\.[0-9]*?)0+$', '\\\\1'), '\\\\.$', '')";
+      if (widened || (scale > 0 && !(known && (v < clickhouse::ServerVersion{21, 9} ||
+                                               v >= clickhouse::ServerVersion{23, 3})))) {
+        sv = mapped.scale > 0 ? SourceTrimmedDecimal("CAST(" + s + " AS CHAR)") : "CAST(" + s + " AS CHAR)";
+        dv = DestTrimmedDecimal(text_of);
       } else {
         sv = "CAST(" + s + " AS CHAR)";
         dv = text_of;
@@ -146,10 +216,20 @@ Result<ColumnCanon> CanonicalColumn(const schema::Column& column, std::string_vi
       break;
     case Encoding::kDateTimeText:  // the text DateTime64 would show, toString of a String is itself
     case Encoding::kDateTime64: {
+      // A shared DateTime64 another source widened prints more digits: the source prints its
+      // value at that precision too.
+      uint32_t scale = mapped.scale;
+      if (mapped.encoding == Encoding::kDateTime64 && dest.datetime64_scale &&
+          *dest.datetime64_scale > mapped.scale && *dest.datetime64_scale <= 6) {
+        scale = *dest.datetime64_scale;
+      }
       std::string zero = "1970-01-01 00:00:00";
-      if (mapped.scale > 0) zero += "." + std::string(mapped.scale, '0');
-      sv = "CASE WHEN MONTH(" + s + ") = 0 OR DAYOFMONTH(" + s + ") = 0 THEN '" + zero + "' ELSE CAST(" + s +
-           " AS CHAR) END";
+      if (scale > 0) zero += "." + std::string(scale, '0');
+      const std::string text_of =
+          scale == mapped.scale ? "CAST(" + s + " AS CHAR)"
+                                : "CAST(CAST(" + s + " AS DATETIME(" + std::to_string(scale) + ")) AS CHAR)";
+      sv = "CASE WHEN MONTH(" + s + ") = 0 OR DAYOFMONTH(" + s + ") = 0 THEN '" + zero + "' ELSE " + text_of +
+           " END";
       dv = "toString(" + d + ")";
       break;
     }
@@ -212,13 +292,8 @@ Result<ColumnCanon> CanonicalColumn(const schema::Column& column, std::string_vi
       dv = d;
       break;
   }
-  if (mapped.nullable) {
-    out.source_sql = "IF(" + s + " IS NULL, 'N', " + sv + ")";
-    out.dest_sql = "if(isNull(" + d_raw + "), 'N', " + dv + ")";
-  } else {
-    out.source_sql = sv;
-    out.dest_sql = dv;
-  }
+  out.source_sql = mapped.nullable ? "IF(" + s + " IS NULL, 'N', " + sv + ")" : sv;
+  out.dest_sql = dest_nullable ? "if(isNull(" + d_raw + "), 'N', " + dv + ")" : dv;
   return out;
 }
 

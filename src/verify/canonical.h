@@ -50,8 +50,18 @@ struct ColumnCanon {
 
 /// The canonical cell of `column` (a source column, replicated as clickhouse::MapColumn maps it for
 /// `caps`) stored in ClickHouse column `dest_name`. kUnsupported for a column MapColumn refuses.
+///
+/// `dest_type` is that column's type at the destination as system.columns gives it, when known
+/// (empty: as MapColumn maps `column`). A table several sources share stores a column as its
+/// widest source has it (clickhouse::MergeColumn): a Decimal of a larger scale, a DateTime64 of a
+/// larger precision, Nullable. Such a column's cells stand for its values, not their printed
+/// width: a decimal without trailing fraction zeros on both sides (1.50 and 1.500000 are "1.5"),
+/// a datetime printed by the source at the destination's precision, NULL tested at the
+/// destination. A type that is not a widening of the mapped one (or that cannot be read) is
+/// ignored.
 Result<ColumnCanon> CanonicalColumn(const schema::Column& column, std::string_view dest_name,
-                                    const clickhouse::Capabilities& caps, const SourceFlavor& flavor);
+                                    const clickhouse::Capabilities& caps, const SourceFlavor& flavor,
+                                    std::string_view dest_type = {});
 
 /// The cells joined: MySQL CONCAT(c1, ',', c2, …) / ClickHouse concat(…). One cell: itself.
 std::string SourceConcat(const std::vector<std::string>& cells);

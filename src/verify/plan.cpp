@@ -98,7 +98,9 @@ Result<TablePlan> PlanTable(const schema::TableSchema& table, const ColumnMappin
     projected.columns.push_back(column);
     auto it = renamed.find(Lower(column.name));
     std::string dest_name = it == renamed.end() ? column.name : it->second;
-    auto canon = CanonicalColumn(column, dest_name, caps, flavor);
+    auto dest_type = mapping.dest_types.find(dest_name);
+    auto canon = CanonicalColumn(column, dest_name, caps, flavor,
+                                 dest_type == mapping.dest_types.end() ? "" : dest_type->second);
     if (!canon.ok()) {
       return Error(canon.error().kind(), "table " + plan.source_name + ": " + canon.error().message());
     }
@@ -237,9 +239,10 @@ std::string SourceBucketSummarySql(const TablePlan& plan, uint64_t buckets) {
 }
 
 std::string DestBucketSummarySql(const TablePlan& plan, uint64_t buckets) {
+  const std::string filter = plan.dest_filter.empty() ? "" : "(" + plan.dest_filter + ") AND ";
   return "SELECT " + DestHash64(plan.dest_key_text) + " % " + std::to_string(buckets) +
-         " AS _chsync_vb, count(), sum(" + DestRowHash(plan) + ") FROM " + plan.dest_table +
-         " FINAL WHERE _chsync_is_deleted = 0 GROUP BY _chsync_vb";
+         " AS _chsync_vb, count(), sum(" + DestRowHash(plan) + ") FROM " + plan.dest_table + " FINAL WHERE " +
+         filter + "_chsync_is_deleted = 0 GROUP BY _chsync_vb";
 }
 
 std::string SourceSubBucketSql(const TablePlan& plan, const Chunk& chunk, uint64_t subs) {

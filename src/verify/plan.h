@@ -37,6 +37,9 @@ struct ColumnMapping {
   /// this source's value in it; only those rows are compared. Empty: the whole table.
   std::string source_column;
   std::string source_value;
+  /// ClickHouse column → its type at the destination (system.columns), when known: a shared
+  /// table's column can be wider than this source's (CanonicalColumn's dest_type).
+  std::map<std::string, std::string> dest_types;
 };
 
 /// Everything asked about one table.
@@ -48,7 +51,7 @@ struct TablePlan {
   std::string source_table;
   std::string dest_table;  ///< quoted for ClickHouse
   /// A ClickHouse condition every question to the destination carries (a shared table: this
-  /// source's rows); empty: none.
+  /// source's rows: its counts, chunk and bucket summaries, rows and versions); empty: none.
   std::string dest_filter;
   std::vector<ColumnCanon> columns;  ///< compared columns, in source order
   std::vector<size_t> key;           ///< indexes into `columns` of the sorting key, in key order

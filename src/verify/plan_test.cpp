@@ -88,6 +88,62 @@ TEST(PlanTest, MappingExcludesAndRenames) {
   EXPECT_EQ(plan->dest_name, "analytics.orders_v2");
 }
 
+// A table shared by several sources (table_options' source_column): every question to the
+// destination carries this source's filter, or the other sources' rows count as differences.
+TEST(PlanTest, EveryDestinationQuestionOfASharedTableAsksForThisSourcesRowsOnly) {
+  ColumnMapping mapping;
+  mapping.source_column = "_source";
+  mapping.source_value = "tenant_1";
+  const std::string filter = "`_source` = 'tenant_1'";
+  auto ranged = PlanTable(
+      Table({Col("id", schema::ColumnType::kInt), Col("v", schema::ColumnType::kVarChar, true)}, {"id"}),
+      mapping, "shop", "orders", Caps(), {});
+  auto bucketed = PlanTable(
+      Table({Col("code", schema::ColumnType::kVarChar), Col("v", schema::ColumnType::kInt)}, {"code"}),
+      mapping, "shop", "orders", Caps(), {});
+  ASSERT_TRUE(ranged.ok()) << ranged.error().message();
+  ASSERT_TRUE(bucketed.ok()) << bucketed.error().message();
+  ASSERT_TRUE(ranged->ranged);
+  ASSERT_FALSE(bucketed->ranged);
+  EXPECT_EQ(ranged->dest_filter, filter);
+  for (const TablePlan* plan : {&*ranged, &*bucketed}) {
+    const Chunk chunk = plan->ranged ? Chunk{"10", "20", 0, 1} : Chunk{std::nullopt, std::nullopt, 3, 16};
+    for (const std::string& sql :
+         {DestSummarySql(*plan, chunk), DestSummarySql(*plan, Chunk{}), DestBucketSummarySql(*plan, 16),
+          DestBucketSummarySql(*plan, 1), DestSubBucketSql(*plan, chunk, 8), DestRowsSql(*plan, chunk, 8, {}),
+          DestRowsSql(*plan, chunk, 8, {1, 2}), DestVersionsSql(*plan, chunk, 8, {1})}) {
+      EXPECT_NE(sql.find(filter), std::string::npos) << sql;
+    }
+  }
+  // A table of its own has no filter.
+  auto own = PlanTable(
+      Table({Col("code", schema::ColumnType::kVarChar), Col("v", schema::ColumnType::kInt)}, {"code"}), {},
+      "shop", "orders", Caps(), {});
+  ASSERT_TRUE(own.ok());
+  EXPECT_EQ(DestBucketSummarySql(*own, 4).find("_source"), std::string::npos);
+}
+
+// The destination's column types (mapping.dest_types) decide how its cells print: a shared
+// column another source widened is compared by value.
+TEST(PlanTest, AColumnWidenedAtTheDestinationIsComparedByValue) {
+  schema::Column amount = Col("amount", schema::ColumnType::kDecimal);
+  amount.precision = 10;
+  amount.scale = 2;
+  const schema::TableSchema t = Table({Col("id", schema::ColumnType::kInt), amount}, {"id"});
+  auto as_mapped = PlanTable(t, {}, "shop", "orders", Caps(), {});
+  ColumnMapping mapping;
+  mapping.dest_types = {{"amount", "Nullable(Decimal(20, 6))"}, {"id", "Int64"}};
+  auto widened = PlanTable(t, mapping, "shop", "orders", Caps(), {});
+  ASSERT_TRUE(as_mapped.ok());
+  ASSERT_TRUE(widened.ok());
+  EXPECT_EQ(as_mapped->columns[1].dest_sql, "toDecimalString(`amount`, 2)");
+  EXPECT_NE(widened->columns[1].dest_sql.find("toDecimalString(assumeNotNull(`amount`), 6)"),
+            std::string::npos)
+      << widened->columns[1].dest_sql;
+  EXPECT_NE(widened->columns[1].source_sql.find("TRIM(TRAILING '0'"), std::string::npos);
+  EXPECT_EQ(widened->columns[0].dest_sql, "toString(`id`)");
+}
+
 TEST(PlanTest, ParseSumIsModulo2To64) {
   EXPECT_EQ(*ParseSum("18446744073709551616"), 0u);
   EXPECT_EQ(*ParseSum("18446744073709551617"), 1u);

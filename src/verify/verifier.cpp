@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "clickhouse/capabilities.h"
+#include "clickhouse/sql_quoting.h"
 #include "mysql/table_filter.h"
 #include "mysql/table_inventory.h"
 #include "position/row_version.h"
@@ -601,6 +602,18 @@ Result<VerifyResult> Verify(mysql::Connection& source, clickhouse::Connection& d
     }
     result.dest = dest_db;
     result.dest.append(".").append(dest_table);
+    // The destination's column types: a shared table's can be wider than this source's (another
+    // source widened them), and its cells are then compared by value. Unknown (no table yet, an
+    // error): as this source's columns map.
+    auto types = dest.Query(
+        "SELECT name, type FROM system.columns WHERE database = " + clickhouse::QuoteString(dest_db) +
+            " AND table = " + clickhouse::QuoteString(dest_table),
+        "TabSeparated");
+    if (types.ok()) {
+      for (const auto& row : ParseTabSeparated(*types)) {
+        if (row.size() >= 2) mapping.dest_types[row[0]] = row[1];
+      }
+    }
     auto plan = PlanTable(table, mapping, dest_db, dest_table, table_caps, {mariadb});
     if (!plan.ok()) {
       result.equal = false;

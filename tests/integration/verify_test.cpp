@@ -2,7 +2,8 @@
 // embedded chDB store). A table of every type chsync maps, replicated by `chsync run`, verifies
 // equal; a change made in ClickHouse itself is found and named (key, column, both values); a table
 // without a key compares as its distinct rows; and verify while the pipe runs with writes going on
-// reports no difference (the lag is waited out, docs/verify.md).
+// reports no difference (the lag is waited out, docs/verify.md). Issue 36: a table shared by two
+// tenants, one of which widened its columns, verifies per tenant.
 
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -250,6 +251,117 @@ TEST_P(VerifyTest, WhileThePipeRunsWithWritesGoingOn) {
   EXPECT_EQ(found.exit_code, 1) << found.Describe();
   EXPECT_TRUE(Has(found.out, "id=999999: in the destination only")) << found.Describe();
 }
+
+// Issue 36: two tenants' tables into one shared table (table_options' source_column), verified
+// per tenant. Tenant 2 widens its columns (DECIMAL(10,2) to DECIMAL(20,6), DATETIME to
+// DATETIME(6), INT NOT NULL to BIGINT NULL, FLOAT to DOUBLE) and the shared table's columns
+// follow, while tenant 1 keeps the narrower ones: tenant 1's 1.50 is 1.500000 in ClickHouse, and
+// equal. Every question
+// to the destination asks for one tenant's rows only, on an integer key (ranges) and on a text
+// key (hash buckets). A row changed behind the binlog's back then differs in its tenant alone.
+class VerifySharedTableTest : public ::testing::TestWithParam<Dest> {
+ protected:
+  void SetUp() override { p_.Init("CHSYNC_TEST_MYSQL_FULL", GetParam(), "vshared", kServerIdBase); }
+  void TearDown() override {
+    for (int i = 1; i <= 2; ++i) (void)p_.conn().Execute("DROP DATABASE IF EXISTS " + Tenant(i));
+    p_.Cleanup();
+  }
+
+  std::string Tenant(int i) const { return p_.db() + "_t" + std::to_string(i); }
+
+  /// Every tenant's users and codes into <db>.users and <db>.codes.
+  std::string WriteConfig() {
+    std::string path = testing::MakeTempDir("vshared-config") + "/chsync.yaml";
+    std::ofstream out(path);
+    out << "table_options:\n";
+    for (const char* table : {"users", "codes"}) {
+      out << "  \"" << p_.db() << "_t*." << table << "\":\n    dest: " << p_.db() << "." << table
+          << "\n    source_column: _source\n";
+    }
+    return path;
+  }
+
+  CommandResult RunPipe(const std::string& config) {
+    return testing::RunCommand(p_.RunArgs(p_.db() + "_t*.*", true, {"--config", config}), 120'000);
+  }
+
+  CommandResult VerifyTenants(const std::string& config) {
+    return testing::RunCommand(
+        {testing::ChsyncBinary(), "verify", "--source", p_.source_url(), "--dest", p_.dest_url(), "--tables",
+         p_.db() + "_t*.*", "--state", p_.state(), "--config", config, "--wait-s", "5"},
+        120'000);
+  }
+
+  std::string DestType(const std::string& table, const std::string& column) {
+    return p_.DestValue("SELECT type FROM system.columns WHERE database = '" + p_.db() + "' AND table = '" +
+                        table + "' AND name = '" + column + "'");
+  }
+
+  PipeTest p_;
+};
+
+TEST_P(VerifySharedTableTest, EachTenantOfASharedTableVerifiesByValueThroughAWidening) {
+  ASSERT_TRUE(p_.connected());
+  for (int i = 1; i <= 2; ++i) {
+    const std::string t = Tenant(i);
+    p_.ExecAll(
+        {"CREATE DATABASE " + t,
+         "CREATE TABLE " + t +
+             ".users (id INT PRIMARY KEY, amount DECIMAL(10,2) NOT NULL, at DATETIME NOT NULL, "
+             "n INT NOT NULL, f FLOAT NOT NULL)",
+         "CREATE TABLE " + t + ".codes (code VARCHAR(10) PRIMARY KEY, amount DECIMAL(10,2), at DATETIME)",
+         "INSERT INTO " + t +
+             ".users SELECT seq, seq + 0.5, '2024-01-02 03:04:05' + INTERVAL seq MINUTE, seq * " +
+             std::to_string(i) + ", seq + 0.1 FROM seq_1_to_40",
+         "INSERT INTO " + t +
+             ".codes SELECT CONCAT('c', seq), seq / 4, '2024-03-04 05:06:07' + INTERVAL seq HOUR "
+             "FROM seq_1_to_40"});
+  }
+  const std::string config = WriteConfig();
+  ASSERT_RUN_OK(RunPipe(config), "copying both tenants");
+  const std::string t2 = Tenant(2);
+  p_.ExecAll({"ALTER TABLE " + t2 +
+                  ".users MODIFY amount DECIMAL(20,6) NOT NULL, MODIFY at DATETIME(6) NOT NULL, "
+                  "MODIFY n BIGINT NULL, MODIFY f DOUBLE NOT NULL",
+              "ALTER TABLE " + t2 + ".codes MODIFY amount DECIMAL(20,6), MODIFY at DATETIME(6)",
+              "INSERT INTO " + t2 +
+                  ".users VALUES (100, 1.123456, '2024-05-06 07:08:09.123456', 9000000000, 2.75), "
+                  "(101, 0, '2024-05-06 07:08:09.5', NULL, 0)",
+              "INSERT INTO " + t2 + ".codes VALUES ('wide', 12345.678901, '2024-05-06 07:08:09.5')",
+              "INSERT INTO " + Tenant(1) + ".users VALUES (100, 99.99, '2024-05-06 07:08:09', 7, 0.3)"});
+  ASSERT_RUN_OK(RunPipe(config), "streaming the widening");
+  ASSERT_EQ(DestType("users", "amount"), "Decimal(20, 6)");
+  ASSERT_EQ(DestType("codes", "amount"), "Nullable(Decimal(20, 6))");
+  ASSERT_EQ(DestType("users", "n"), "Nullable(Int64)");
+  if (p_.DestVersion() >= 2001) {
+    ASSERT_EQ(DestType("users", "at"), "DateTime64(6, 'UTC')");
+  }
+
+  CommandResult equal = VerifyTenants(config);
+  EXPECT_EQ(equal.exit_code, 0) << equal.Describe();
+  for (int i = 1; i <= 2; ++i) {
+    for (const char* table : {".users: equal", ".codes: equal"}) {
+      EXPECT_TRUE(Has(equal.out, Tenant(i) + table)) << equal.Describe();
+    }
+  }
+  EXPECT_TRUE(Has(equal.out, "whose _source is '" + Tenant(1) + "'")) << equal.Describe();
+
+  p_.ExecHidden({"UPDATE " + Tenant(1) + ".users SET amount = 7.25 WHERE id = 7",
+                 "UPDATE " + Tenant(1) + ".codes SET at = '2001-01-01 00:00:00' WHERE code = 'c7'"});
+  CommandResult differs = VerifyTenants(config);
+  EXPECT_EQ(differs.exit_code, 1) << differs.Describe();
+  EXPECT_TRUE(Has(differs.out, Tenant(1) + ".users: DIFFERENT")) << differs.Describe();
+  EXPECT_TRUE(Has(differs.out, Tenant(1) + ".codes: DIFFERENT")) << differs.Describe();
+  EXPECT_TRUE(Has(differs.out, "id=7: amount: source 7.25, destination 7.5")) << differs.Describe();
+  EXPECT_TRUE(Has(differs.out, "code='c7': at:")) << differs.Describe();
+  EXPECT_TRUE(Has(differs.out, t2 + ".users: equal")) << differs.Describe();
+  EXPECT_TRUE(Has(differs.out, t2 + ".codes: equal")) << differs.Describe();
+  EXPECT_TRUE(Has(differs.out, "2 of 4 table(s) differ")) << differs.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Destinations, VerifySharedTableTest,
+                         ::testing::Values(Dest::kServer, Dest::kEmbedded),
+                         [](const ::testing::TestParamInfo<Dest>& i) { return testing::DestName(i.param); });
 
 INSTANTIATE_TEST_SUITE_P(Destinations, VerifyTest, ::testing::Values(Dest::kServer, Dest::kEmbedded),
                          [](const ::testing::TestParamInfo<Dest>& i) { return testing::DestName(i.param); });
