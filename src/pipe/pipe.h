@@ -118,9 +118,10 @@ class Pipe : private ApplierHost, private SessionHost {
   Status BuildTables();
   /// `saved`'s ClickHouse table, where a restart's table_options no longer place source table
   /// database.table, is renamed to where they do (kConfig when a table is there already or the
-  /// table is being rebuilt).
-  Status FollowMovedDestination(const DestinationState& saved, const std::string& database,
-                                const std::string& table);
+  /// table is being rebuilt). True when the table must be copied again instead: moved into or out
+  /// of a shared table. kConfig when its shared table's source value or column changed.
+  Result<bool> FollowMovedDestination(const DestinationState& saved, const std::string& database,
+                                      const std::string& table);
   Status RebuildWriter(TableState& table) override;
   Status Snapshot();
   /// From the saved checkpoint: the tables, what is left of the snapshot, then the stream.

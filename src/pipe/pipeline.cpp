@@ -301,14 +301,27 @@ Status Pipe::LoadState() {
   return Status::Ok();
 }
 
-Status Pipe::FollowMovedDestination(const DestinationState& saved, const std::string& database,
-                                    const std::string& table) {
-  if (saved.clickhouse_table.empty()) return Status::Ok();  // a checkpoint older than the field
+Result<bool> Pipe::FollowMovedDestination(const DestinationState& saved, const std::string& database,
+                                          const std::string& table) {
+  if (saved.clickhouse_table.empty()) return false;  // a checkpoint older than the field
   const Placement now = set_.PlaceFor(database, table);
-  if (now.target.database == saved.clickhouse_database && now.table == saved.clickhouse_table)
-    return Status::Ok();
-  const Placement was{destination_.TargetIn(saved.clickhouse_database), saved.clickhouse_table};
+  const EffectiveMapping mapping = set_.MappingFor(database, table);
   const std::string key = TableKey(database, table);
+  const bool moved = now.target.database != saved.clickhouse_database || now.table != saved.clickhouse_table;
+  if (!moved && mapping.Shared() && !saved.source_column.empty() &&
+      (saved.source_column != mapping.source_column || saved.source_value != mapping.source_value)) {
+    return Error(
+        ErrorKind::kConfig,
+        fmt::format("{}'s rows in the shared table {} carry {} = '{}', and the configuration now "
+                    "gives them {} = '{}' (source_name or source_column changed): new rows would not "
+                    "replace the old ones. Restore the setting, or remove its rows (ALTER TABLE {} "
+                    "DELETE WHERE {} = '{}') and run `chsync resync --state {} --table {}`",
+                    key, now.Qualified(), saved.source_column, saved.source_value, mapping.source_column,
+                    mapping.source_value, now.Qualified(), saved.source_column, saved.source_value,
+                    checkpointer_.path(), key));
+  }
+  if (!moved) return false;
+  const Placement was{destination_.TargetIn(saved.clickhouse_database), saved.clickhouse_table};
   for (const RebuildState& r : checkpoint_.rebuilds) {
     if (r.database == database && r.table == table) {
       return Error(ErrorKind::kConfig,
@@ -317,6 +330,17 @@ Status Pipe::FollowMovedDestination(const DestinationState& saved, const std::st
                                "rebuild has finished (chsync status shows it), then change it",
                                key, now.Qualified(), was.Qualified()));
     }
+  }
+  if (mapping.Shared() || !saved.source_column.empty()) {
+    // Into a shared table, or out of one: the rows are copied to the new place (a shared table is
+    // never renamed, and a table of its own never becomes one); the old place keeps its rows.
+    log::Warn("{}: table_options now put it in {} ({}); it is copied there, and {} keeps the rows it has{}",
+              key, now.Qualified(), mapping.Shared() ? "shared by several sources" : "a table of its own",
+              was.Qualified(),
+              saved.source_column.empty()
+                  ? " (drop it when you no longer need it)"
+                  : fmt::format(" under {} = '{}'", saved.source_column, saved.source_value));
+    return true;
   }
   CHSYNC_ASSIGN_OR_RETURN(bool was_there, destination_.DestinationTableExists(was.target, was.table));
   CHSYNC_ASSIGN_OR_RETURN(bool now_there, destination_.DestinationTableExists(now.target, now.table));
@@ -334,7 +358,7 @@ Status Pipe::FollowMovedDestination(const DestinationState& saved, const std::st
     log::Warn("{}: table_options now put it in {}: its ClickHouse table {} was renamed to {}", key,
               now.Qualified(), was.Qualified(), now.Qualified());
   }
-  return Status::Ok();
+  return false;
 }
 
 Status Pipe::BuildTables() {
@@ -354,6 +378,7 @@ Status Pipe::BuildTables() {
     ~Forget() { destination.ForgetTableKeys(); }
   } forget{destination_};
   std::map<std::string, Error> refused_shared;
+  std::vector<std::string> recopy;  // moved into or out of a shared table by table_options
   for (const TableSnapshot& s : checkpoint_.snapshot) {
     const schema::TableSchema* schema = tracker_.Find(s.database, s.table);
     if (schema == nullptr) continue;  // dropped at the source; its destination is kept
@@ -398,7 +423,8 @@ Status Pipe::BuildTables() {
               key, column, key);
         }
       }
-      CHSYNC_RETURN_IF_ERROR(FollowMovedDestination(*saved, s.database, s.table));
+      CHSYNC_ASSIGN_OR_RETURN(bool copy_again, FollowMovedDestination(*saved, s.database, s.table));
+      if (copy_again) recopy.push_back(key);
       state->dest.kept_columns = saved->kept_columns;
       state->dest.clickhouse_defaults = {saved->defaults.begin(), saved->defaults.end()};
       state->dest.clickhouse_names = {saved->clickhouse_names.begin(), saved->clickhouse_names.end()};
@@ -449,6 +475,13 @@ Status Pipe::BuildTables() {
     it->second->rebuild = std::make_unique<Rebuilder>();
     it->second->rebuild->state = r;
     CHSYNC_RETURN_IF_ERROR(StartRebuild(*it->second, r.position, r.reason, /*resume=*/true));
+  }
+  for (const std::string& key : recopy) {
+    auto it = set_.tables().find(key);
+    if (it == set_.tables().end() || it->second->held || it->second->rebuild) continue;
+    CHSYNC_RETURN_IF_ERROR(
+        StartRebuild(*it->second, Coordinate(checkpoint_.resume.file, checkpoint_.resume.position),
+                     "table_options put it in another ClickHouse table", /*resume=*/false));
   }
   // Tables the policy refuses (a table without a key under keyless=refuse) park now: a fresh start's,
   // and those an earlier chsync replicated as the set of their distinct rows. Their copy is owed by
@@ -557,6 +590,11 @@ void Pipe::SyncDestinations() {
     Placement place = set_.PlaceFor(table->dest.source.database, table->dest.source.name);
     checkpoint_.destinations.back().clickhouse_database = std::move(place.target.database);
     checkpoint_.destinations.back().clickhouse_table = std::move(place.table);
+    if (EffectiveMapping mapping = set_.MappingFor(table->dest.source.database, table->dest.source.name);
+        mapping.Shared()) {
+      checkpoint_.destinations.back().source_column = mapping.source_column;
+      checkpoint_.destinations.back().source_value = mapping.source_value;
+    }
     if (table->rebuild) {
       std::lock_guard<std::mutex> lock(table->rebuild->mutex);
       checkpoint_.rebuilds.push_back(table->rebuild->state);

@@ -97,9 +97,11 @@ Status Pipe::StartRebuild(TableState& table, const std::string& position, const 
     const DestinationTable carried = table.dest;
     table.dest = set_.FreshDestination(*tracked, carried.excluded);
     if (shared) {
-      // Its rows written so far go out before they are removed.
-      CHSYNC_RETURN_IF_ERROR(applier_.FlushAll());
-      CHSYNC_RETURN_IF_ERROR(applier_.flusher()->Drain());
+      // Its rows written so far go out before they are removed (none yet when the pipe starts).
+      if (applier_.flusher() != nullptr) {
+        CHSYNC_RETURN_IF_ERROR(applier_.FlushAll());
+        CHSYNC_RETURN_IF_ERROR(applier_.flusher()->Drain());
+      }
     }
     CHSYNC_RETURN_IF_ERROR(
         set_.CreateDestination(*tracked, /*replace=*/true, rebuild.state.temp_table, &carried));

@@ -57,6 +57,10 @@ ordered_json DestinationsToJson(const std::vector<DestinationState>& destination
       j.back()["clickhouse_database"] = d.clickhouse_database;
       j.back()["clickhouse_table"] = d.clickhouse_table;
     }
+    if (!d.source_column.empty()) {
+      j.back()["source_column"] = d.source_column;
+      j.back()["source_value"] = d.source_value;
+    }
   }
   return j;
 }
@@ -285,6 +289,10 @@ Result<Checkpoint> FromJson(std::string_view text) {
         if (d.contains("clickhouse_table")) {
           state.clickhouse_database = d.at("clickhouse_database").get<std::string>();
           state.clickhouse_table = d.at("clickhouse_table").get<std::string>();
+        }
+        if (d.contains("source_column")) {
+          state.source_column = d.at("source_column").get<std::string>();
+          state.source_value = d.at("source_value").get<std::string>();
         }
         c.destinations.push_back(std::move(state));
       }

@@ -65,6 +65,11 @@ struct DestinationState {
   /// the table elsewhere moves the ClickHouse table there first.
   std::string clickhouse_database;
   std::string clickhouse_table;
+  /// A table shared by several sources (table_options' source_column): the column, and the value
+  /// this source's rows carry in it; empty otherwise. A restart under another value or column
+  /// would leave its rows under the old one.
+  std::string source_column;
+  std::string source_value;
 
   bool operator==(const DestinationState&) const = default;
 };

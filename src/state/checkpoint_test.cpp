@@ -24,6 +24,9 @@ Checkpoint Sample() {
                             {{"customer", "client"}},
                             {"customer"},
                             {"email", "ssn"}});
+  // A source of a shared table: where its rows are, and the source value they carry.
+  c.destinations.push_back(
+      {"tenant_7.users", {}, {}, {}, {}, {}, "analytics", "users", "_source", "eu-1/tenant_7"});
   c.rebuilds.push_back({"shop", "items", "items__chsync_rebuild",
                         TableSnapshot{"shop", "items", TableSnapshot::State::kCopying, "[17]", 17},
                         "binlog.000009:777", "primary key changed"});

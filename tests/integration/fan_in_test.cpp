@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -432,6 +433,46 @@ TEST_P(FanInTest, AGhostMigrationOfOneTenantKeepsTheSharedTableEqual) {
                          "' AND name LIKE '%gh%'"),
             "0")
       << "gh-ost's tables were replicated on their own";
+}
+
+// A pipe that replicated each tenant into a table of its own, restarted with table_options that
+// share one table: each tenant is copied into the shared table (the tables of their own keep their
+// rows), and streams there. The source value its rows carry is recorded: a restart that would give
+// them another (source_name changed) is refused, not left to write beside the old rows.
+TEST_P(FanInTest, TablesOfTheirOwnBecomeOneSharedTableOnARestart) {
+  tenants_ = 2;
+  for (int i = 1; i <= tenants_; ++i) {
+    p_.ExecAll(
+        {"CREATE DATABASE " + Tenant(i), "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, v INT)",
+         "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq * " + std::to_string(i) + " FROM seq_1_to_5"});
+  }
+  CommandResult r = testing::RunCommand(p_.RunArgs(p_.db() + "_t*.*", true, {}), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  ASSERT_EQ(p_.DestValue("SELECT count() FROM " + Tenant(2) + ".users FINAL"), "5");
+  p_.Exec("UPDATE " + Tenant(1) + ".users SET v = 100 WHERE id = 1");
+  r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_NE(r.err.find("it is copied there"), std::string::npos) << r.Describe();
+  EXPECT_EQ(SmallUsersDiff(), "");
+  EXPECT_EQ(p_.DestValue("SELECT count() FROM " + Tenant(2) + ".users FINAL"), "5")
+      << "its own table's rows stay";
+  p_.ExecAll(
+      {"UPDATE " + Tenant(2) + ".users SET v = -v", "INSERT INTO " + Tenant(1) + ".users VALUES (6, 6)"});
+  r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  EXPECT_EQ(SmallUsersDiff(), "");
+  // The same table under another source name: refused, with what to do.
+  const std::string renamed = testing::MakeTempDir("fanin-config") + "/chsync.yaml";
+  {
+    std::ifstream in(config_);
+    std::stringstream text;
+    text << "source_name: eu-2\n" << in.rdbuf();
+    std::ofstream(renamed) << text.str();
+  }
+  r = testing::RunCommand(p_.RunArgs(p_.db() + "_t*.*", true, {"--config", renamed}), 300'000);
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("source_name or source_column changed"), std::string::npos) << r.Describe();
+  EXPECT_EQ(SmallUsersDiff(), "");
 }
 
 TEST_P(FanInTest, OneSourceResyncedDroppedRecreatedAndSwappedLeavesTheOthersAlone) {
