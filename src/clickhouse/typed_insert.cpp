@@ -171,14 +171,18 @@ Status InsertTyped(Connection& connection, const TypedInsert& insert, std::strin
   CHSYNC_ASSIGN_OR_RETURN(auto before, StoredTypes(connection, insert));
   std::string differs = Difference(insert, before);
   if (differs.empty()) {
-    CHSYNC_RETURN_IF_ERROR(connection.Insert(insert.statement, data, request));
+    Status sent = connection.Insert(insert.statement, data, request);
     // Another writer may have altered the table between the check and the INSERT: then ClickHouse
-    // may have read the rows as the new types. They are sent again through the staging table; at
-    // equal versions the later rows are the ones ReplacingMergeTree keeps.
-    CHSYNC_ASSIGN_OR_RETURN(auto after, StoredTypes(connection, insert));
-    differs = Difference(insert, after);
-    if (differs.empty()) return Status::Ok();
-    log::Warn("{} changed during an INSERT into it ({}): its rows are sent again, converted", table, differs);
+    // read the rows as the new types, and refused them (most widenings change a value's width) or
+    // took other values. They are sent again through the staging table; at equal versions the
+    // later rows are the ones ReplacingMergeTree keeps.
+    auto after = StoredTypes(connection, insert);
+    if (!after.ok()) return sent.ok() ? Status(std::move(after).error()) : sent;
+    differs = Difference(insert, *after);
+    if (differs.empty()) return sent;
+    log::Warn("{} changed during an INSERT into it ({}): its rows are sent again, converted{}", table,
+              differs,
+              sent.ok() ? "" : " (ClickHouse refused them as they were: " + sent.error().message() + ")");
   } else {
     log::Info("{}: {} since these rows were encoded; they are converted by ClickHouse (INSERT … SELECT)",
               table, differs);

@@ -19,6 +19,8 @@ class FakeClickHouse : public Connection {
   std::string later;
   int change_after_inserts = -1;
   bool refuse_stage = false;
+  /// The INSERT that meets the change is refused (the rows' widths no longer match).
+  bool refuse_changed = false;
   std::vector<std::string> statements;
   std::vector<std::string> data;
 
@@ -37,7 +39,10 @@ class FakeClickHouse : public Connection {
     if (sql.starts_with("INSERT") && !rows.empty()) {
       if (refuse_stage && sql.find("__chsync_staged_") != std::string_view::npos)
         return Error(ErrorKind::kServer, "no room", 53);
-      if (change_after_inserts >= 0 && --change_after_inserts < 0) types = later;
+      if (change_after_inserts >= 0 && --change_after_inserts < 0) {
+        types = later;
+        if (refuse_changed) return Error(ErrorKind::kServer, "Cannot read all data", 33);
+      }
     }
     return std::string();
   }
@@ -111,6 +116,26 @@ TEST(TypedInsertTest, RowsSentWhileAnotherWriterAlteredTheTableAreSentAgainConve
   EXPECT_EQ(ch.statements[0], kStatement);
   EXPECT_TRUE(ch.statements[1].starts_with("CREATE TABLE")) << ch.statements[1];
   EXPECT_TRUE(ch.statements[3].starts_with("INSERT INTO `db`.`t*/x` (")) << ch.statements[3];
+}
+
+TEST(TypedInsertTest, RowsRefusedBecauseAnotherWriterAlteredTheTableAreSentAgainConverted) {
+  FakeClickHouse ch;
+  ch.later = "id\tInt64\nd\tDecimal(20, 4)\n_chsync_version\tUInt64\n";
+  ch.change_after_inserts = 0;
+  ch.refuse_changed = true;
+  ASSERT_TRUE(ch.Insert(Prefix(), "rows").ok());
+  ASSERT_EQ(ch.statements.size(), 5u);
+  EXPECT_EQ(ch.statements[0], kStatement);
+  EXPECT_TRUE(ch.statements[3].starts_with("INSERT INTO `db`.`t*/x` (")) << ch.statements[3];
+  // Refused for another reason, with the types unchanged: the error, as it was.
+  FakeClickHouse other;
+  other.change_after_inserts = 0;
+  other.later = other.types;
+  other.refuse_changed = true;
+  Status s = other.Insert(Prefix(), "rows");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message().find("Cannot read all data"), std::string::npos);
+  EXPECT_EQ(other.statements.size(), 1u);
 }
 
 TEST(TypedInsertTest, AFailedStagingFailsTheInsertAndDropsTheStagingTable) {

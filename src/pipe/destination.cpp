@@ -4,9 +4,13 @@
 
 #include "pipe/destination.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <thread>
@@ -494,6 +498,14 @@ Status Destination::DropDestination(const clickhouse::DdlTarget& target, std::st
   return Ddl(clickhouse::DropTable(name, target));
 }
 
+std::string Destination::owner() const {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) host[0] = '\0';
+  std::error_code error;
+  const std::filesystem::path state = std::filesystem::absolute(config_.state, error);
+  return std::string(host.data()) + ":" + (error ? config_.state : state.string());
+}
+
 Status Destination::TruncateDestination(const clickhouse::DdlTarget& target, std::string_view name) {
   if (caps_.version.major >= 21) return Ddl(clickhouse::TruncateTable(name, target));
   // ClickHouse before 21 empties a table in a way a crash undoes: after TRUNCATE and a kill -9 of
@@ -539,7 +551,21 @@ Status Destination::TruncateDestination(const clickhouse::DdlTarget& target, std
   if (!has_table) {
     // A crash between the swap's two renames: the empty table is not yet under the name.
     if (!has_fresh) return Status::Ok();
-    return Ddl("RENAME TABLE " + QualifiedName(db, fresh) + " TO " + QualifiedName(db, name) + on);
+    Status renamed = Ddl("RENAME TABLE " + QualifiedName(db, fresh) + " TO " + QualifiedName(db, name) + on);
+    if (renamed.ok() || renamed.error().server_code() != clickhouse::code::kDirectoryAlreadyExists ||
+        replicated)
+      return renamed;
+    // Killed inside that rename, after the empty table's folder moved to the name: a table made
+    // there takes the folder (an empty table's parts), and the empty one goes.
+    CHSYNC_ASSIGN_OR_RETURN(std::string engine,
+                            dest_->Query("SELECT engine_full FROM system.tables WHERE database = " +
+                                             QuoteString(db) + " AND name = " + QuoteString(fresh),
+                                         "TabSeparatedRaw"));
+    while (!engine.empty() && engine.back() == '\n') engine.pop_back();
+    if (engine.starts_with("Replicated")) return renamed;
+    CHSYNC_RETURN_IF_ERROR(Ddl("CREATE TABLE IF NOT EXISTS " + QualifiedName(db, name) + on + " AS " +
+                               QualifiedName(db, fresh) + " ENGINE = " + engine));
+    return Ddl("DROP TABLE IF EXISTS " + QualifiedName(db, fresh) + on);
   }
   if (!has_fresh) {
     CHSYNC_ASSIGN_OR_RETURN(std::string engine,

@@ -58,6 +58,8 @@ class Destination {
   /// retry, cancel or metrics settings, and with config.dest_cluster it is replaced by a connection
   /// to config.dest. Call it once.
   Result<clickhouse::ServerVersion> OpenWith(std::unique_ptr<clickhouse::Connection> connection);
+  /// Who this pipe is, for a lock it holds in ClickHouse: "host:state directory".
+  std::string owner() const;
   /// True once the pipe is stopping: a wait (for a mutation, a lock) gives up.
   bool cancelled() const { return cancel_.load(std::memory_order_relaxed); }
 

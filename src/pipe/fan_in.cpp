@@ -76,60 +76,99 @@ const StoredColumn* Find(const std::vector<StoredColumn>& columns, std::string_v
 /// pipe that widened a column from what it read could narrow another pipe's wider type written in
 /// between). The table `<name>__chsync_altering` exists while a pipe alters `name`: CREATE TABLE
 /// of a name that exists fails (code 57) on every version, so the pipe whose CREATE succeeded holds
-/// it. A lock older than kStaleAfter is a killed holder's and is broken. On a cluster it is taken
-/// on the node the pipe is connected to.
+/// it. Its owner (Destination::owner(): host and state directory) is the DEFAULT of its one column,
+/// which system.columns shows: a pipe killed while it held the lock takes it back at its restart,
+/// and only the owner drops it. A lock older than kStaleAfterSeconds is a pipe's that never came
+/// back, and is broken. On a cluster it is taken on the node the pipe is connected to.
 class AlterLock {
  public:
   static Result<AlterLock> Take(Destination& destination, const clickhouse::DdlTarget& target,
                                 std::string_view name) {
-    constexpr int kStaleAfterSeconds = 600;
+    constexpr int kStaleAfterSeconds = 3600;
+    const std::string& database = target.StorageDatabase();
     const std::string lock_name = std::string(name) + "__chsync_altering";
-    const std::string lock = QualifiedName(target.StorageDatabase(), lock_name);
+    const std::string lock = QualifiedName(database, lock_name);
+    const std::string owner = QuoteString(destination.owner());
     auto reported = std::chrono::steady_clock::now() - std::chrono::seconds(10);  // said at once
     for (;;) {
-      Status created =
-          destination.connection().Execute("CREATE TABLE " + lock + " (held UInt8) ENGINE = Memory");
-      if (created.ok()) return AlterLock(destination, lock);
+      Status created = destination.connection().Execute(
+          fmt::format("CREATE TABLE {} (owner String DEFAULT {}) ENGINE = Memory", lock, owner));
+      if (created.ok()) return AlterLock(destination, database, lock_name, owner);
       if (created.error().server_code() != kTableExists) return created.error();
+      CHSYNC_ASSIGN_OR_RETURN(std::string held, Owner(destination, database, lock_name));
+      if (held == owner) {
+        log::Info("{} is this pipe's, left by a stop in the middle of an ALTER: taken back", lock);
+        CHSYNC_RETURN_IF_ERROR(destination.connection().Execute("DROP TABLE IF EXISTS " + lock));
+        continue;
+      }
       CHSYNC_ASSIGN_OR_RETURN(
           std::string age,
-          destination.connection().Query(
-              "SELECT toInt64(now()) - toInt64(metadata_modification_time) FROM system.tables "
-              "WHERE database = " +
-              QuoteString(target.StorageDatabase()) + " AND name = " + QuoteString(lock_name)));
+          destination.connection().Query("SELECT toInt64(now()) - toInt64(metadata_modification_time) FROM "
+                                         "system.tables WHERE database = " +
+                                         QuoteString(database) + " AND name = " + QuoteString(lock_name)));
+      while (!age.empty() && age.back() == '\n') age.pop_back();
       if (!age.empty() && std::atoll(age.c_str()) > kStaleAfterSeconds) {
-        log::Warn("{} is older than {} s: the pipe that held it was stopped in the middle; it is broken",
-                  lock, kStaleAfterSeconds);
+        log::Warn(
+            "{} of {} is older than {} s: its pipe stopped in the middle of an ALTER and did not come "
+            "back; it is broken",
+            lock, held, kStaleAfterSeconds);
         CHSYNC_RETURN_IF_ERROR(destination.connection().Execute("DROP TABLE IF EXISTS " + lock));
         continue;
       }
       if (destination.cancelled()) return clickhouse::CancelledError("waiting for " + lock);
       const auto now = std::chrono::steady_clock::now();
       if (now - reported >= std::chrono::seconds(10)) {
-        log::Info("waiting for another pipe that alters {} ({} exists since {} s)",
-                  QualifiedName(target.StorageDatabase(), name), lock,
-                  age.empty() ? "?" : age.substr(0, age.find('\n')));
+        log::Info(
+            "waiting for another pipe that alters {}: {} is held by {} since {} s (if that pipe is gone for "
+            "good, drop {})",
+            QualifiedName(database, name), lock, held, age.empty() ? "?" : age, lock);
         reported = now;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
   }
   AlterLock(AlterLock&& other) noexcept
-      : destination_(other.destination_), lock_(std::exchange(other.lock_, "")) {}
+      : destination_(other.destination_),
+        database_(std::move(other.database_)),
+        lock_name_(std::exchange(other.lock_name_, "")),
+        owner_(std::move(other.owner_)) {}
   AlterLock& operator=(AlterLock&&) = delete;
   AlterLock(const AlterLock&) = delete;
   AlterLock& operator=(const AlterLock&) = delete;
   ~AlterLock() {
-    if (lock_.empty()) return;
-    Status dropped = destination_.connection().Execute("DROP TABLE IF EXISTS " + lock_);
-    if (!dropped.ok()) log::Warn("releasing {}: {}", lock_, dropped.error().message());
+    if (lock_name_.empty()) return;
+    const std::string lock = QualifiedName(database_, lock_name_);
+    // Dropped only while it is still this pipe's (broken as stale, it may be another's now). When
+    // the pipe stops meanwhile, its restart takes it back.
+    auto held = Owner(destination_, database_, lock_name_);
+    if (!held.ok() || *held != owner_) return;
+    Status dropped = destination_.connection().Execute("DROP TABLE IF EXISTS " + lock);
+    if (!dropped.ok()) log::Warn("releasing {}: {}", lock, dropped.error().message());
   }
 
  private:
   static constexpr int kTableExists = 57;
-  AlterLock(Destination& destination, std::string lock) : destination_(destination), lock_(std::move(lock)) {}
+  AlterLock(Destination& destination, std::string database, std::string lock_name, std::string owner)
+      : destination_(destination),
+        database_(std::move(database)),
+        lock_name_(std::move(lock_name)),
+        owner_(std::move(owner)) {}
+  /// The lock's owner as its column's DEFAULT shows it (quoted); "" when there is no lock.
+  static Result<std::string> Owner(Destination& destination, const std::string& database,
+                                   const std::string& lock_name) {
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string text,
+        destination.connection().Query(
+            "SELECT default_expression FROM system.columns WHERE database = " + QuoteString(database) +
+                " AND table = " + QuoteString(lock_name) + " AND name = 'owner'",
+            "TabSeparatedRaw"));
+    while (!text.empty() && text.back() == '\n') text.pop_back();
+    return text;
+  }
   Destination& destination_;
-  std::string lock_;
+  std::string database_;
+  std::string lock_name_;
+  std::string owner_;
 };
 
 /// True when `stored` lacks a column of `layout` or has one too narrow for it.
@@ -219,6 +258,26 @@ Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const c
                       table, key, mapping.source_database, mapping.source_table, mapping.source_value,
                       expected));
     }
+  }
+  // Staging tables of typed INSERTs (clickhouse/typed_insert.h) that a kill left: each lives for
+  // one INSERT, so one older than ten minutes is no writer's any more.
+  CHSYNC_ASSIGN_OR_RETURN(
+      std::string staged,
+      destination.connection().Query(
+          "SELECT name FROM system.tables WHERE database = " + QuoteString(target.StorageDatabase()) +
+              " AND startsWith(name, " + QuoteString(std::string(name) + "__chsync_staged_") +
+              ") AND metadata_modification_time < now() - 600",
+          "TabSeparatedRaw"));
+  for (size_t start = 0; start < staged.size();) {
+    size_t end = staged.find('\n', start);
+    if (end == std::string::npos) end = staged.size();
+    const std::string left = staged.substr(start, end - start);
+    start = end + 1;
+    if (left.empty()) continue;
+    Status dropped = destination.connection().Execute("DROP TABLE IF EXISTS " +
+                                                      QualifiedName(target.StorageDatabase(), left));
+    if (!dropped.ok())
+      log::Warn("dropping the staging table {} a stop left: {}", left, dropped.error().message());
   }
   // Columns to add or widen: under the lock, from what ClickHouse has once it is held.
   std::optional<AlterLock> lock;
@@ -329,11 +388,13 @@ Status ClearSourceRows(Destination& destination, const clickhouse::DdlTarget& ta
   if (rows.empty() || rows[0] == '0') return Status::Ok();  // nothing to remove: no mutation
   CHSYNC_RETURN_IF_ERROR(
       destination.Ddl(fmt::format("ALTER TABLE {}{} DELETE WHERE {}", table, OnCluster(target), where)));
-  // This source's mutations only (another source's, or a user's, may take longer or never end).
+  // This source's mutations only (another source's, or a user's, may take longer or never end):
+  // ClickHouse keeps the command as it prints it (`DELETE WHERE _source = 'tenant_7'`, the name
+  // quoted only when it must be), so its value is looked for.
   const std::string mine =
       "SELECT count() FROM system.mutations WHERE database = " + QuoteString(target.StorageDatabase()) +
-      " AND table = " + QuoteString(name) + " AND is_done = 0 AND position(command, " + QuoteString(where) +
-      ") > 0";
+      " AND table = " + QuoteString(name) + " AND is_done = 0 AND position(command, " +
+      QuoteString(QuoteString(mapping.source_value)) + ") > 0";
   const auto start = std::chrono::steady_clock::now();
   auto reported = start;
   for (;;) {
@@ -348,7 +409,8 @@ Status ClearSourceRows(Destination& destination, const clickhouse::DdlTarget& ta
       auto why = destination.connection().Query(
           "SELECT any(latest_fail_reason) FROM system.mutations WHERE database = " +
           QuoteString(target.StorageDatabase()) + " AND table = " + QuoteString(name) +
-          " AND is_done = 0 AND position(command, " + QuoteString(where) + ") > 0");
+          " AND is_done = 0 AND position(command, " + QuoteString(QuoteString(mapping.source_value)) +
+          ") > 0");
       std::string reason = why.ok() ? *why : "";
       while (!reason.empty() && reason.back() == '\n') reason.pop_back();
       log::Info(

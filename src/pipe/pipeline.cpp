@@ -320,6 +320,15 @@ Result<bool> Pipe::FollowMovedDestination(const DestinationState& saved, const s
                     mapping.source_value, now.Qualified(), saved.source_column, saved.source_value,
                     checkpointer_.path(), key));
   }
+  if (!moved && !mapping.Shared() && !saved.source_column.empty()) {
+    // Written as a table of its own, its rows would carry no source value, and its TRUNCATE or
+    // resync would empty the whole shared table.
+    return Error(ErrorKind::kConfig,
+                 fmt::format("{}'s rows are in {}, shared by several sources ({} = '{}'), and table_options "
+                             "no longer give it a source_column: give it one again, or another dest (it is "
+                             "then copied there)",
+                             key, now.Qualified(), saved.source_column, saved.source_value));
+  }
   if (!moved) return false;
   const Placement was{destination_.TargetIn(saved.clickhouse_database), saved.clickhouse_table};
   for (const RebuildState& r : checkpoint_.rebuilds) {
@@ -478,7 +487,8 @@ Status Pipe::BuildTables() {
   }
   for (const std::string& key : recopy) {
     auto it = set_.tables().find(key);
-    if (it == set_.tables().end() || it->second->held || it->second->rebuild) continue;
+    if (it == set_.tables().end() || it->second->held || it->second->rebuild || refused_shared.contains(key))
+      continue;  // a refused one parks below
     CHSYNC_RETURN_IF_ERROR(
         StartRebuild(*it->second, Coordinate(checkpoint_.resume.file, checkpoint_.resume.position),
                      "table_options put it in another ClickHouse table", /*resume=*/false));

@@ -425,7 +425,9 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
         });
       }
       if (!replicate_to) continue;
+      const PolicyContext to_context = set.ContextFor(to.database, to.name, !parts_.source.full_metadata());
       if (schema == nullptr) {
+        if (to_context.policy.create_table == SchemaPolicy::CreateTable::kIgnore) continue;
         // Renamed from a table the tracker never saw (not replicated): its schema as the source has
         // it now.
         auto keep = [&](const schema::TableSchema& t) {
@@ -458,6 +460,11 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
       std::erase_if(checkpoint.snapshot,
                     [&](const TableSnapshot& s) { return s.database == to.database && s.table == to.name; });
       checkpoint.snapshot.push_back({to.database, to.name, TableSnapshot::State::kDone, "", 0, std::nullopt});
+      if (std::optional<std::string> refused = KeylessRefusal(*schema, to_context.policy)) {
+        CHSYNC_RETURN_IF_ERROR(
+            host_.ParkTable(added, to_key, Error(ErrorKind::kUnsupported, *refused), statement, position));
+        continue;
+      }
       if (Status started = host_.StartRebuild(added, position, "renamed from " + from_key, /*resume=*/false);
           !started.ok()) {
         // A table its shared table cannot take (another key, a type no merged column holds).

@@ -6,7 +6,10 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
+#include <array>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
@@ -345,6 +348,23 @@ TEST_P(FanInServerTest, AnAlterWaitsWhileAnotherPipeHoldsTheSharedTable) {
                          "' AND name = 'users__chsync_altering'"),
             "0")
       << "the pipe left its lock";
+  // A lock of this pipe's own (left by a kill in the middle of an ALTER) is taken back at once.
+  std::array<char, 256> host{};
+  ASSERT_EQ(gethostname(host.data(), host.size() - 1), 0);
+  const std::string owner = std::string(host.data()) + ":" + std::filesystem::absolute(p_.state()).string();
+  ASSERT_EQ(p_.DestValue("CREATE TABLE " + lock + " (owner String DEFAULT '" + owner + "') ENGINE = Memory"),
+            "");
+  p_.ExecAll({"ALTER TABLE " + Tenant(2) + ".users ADD COLUMN c2 INT NOT NULL DEFAULT 4",
+              "INSERT INTO " + Tenant(2) + ".users (id, v, c2) VALUES (7, 7, 7)"});
+  ASSERT_TRUE(WaitFor([&] { return run_->Log().find("is this pipe's") != std::string::npos; }, 60))
+      << testing::Tail(run_->Log());
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return p_.DestValue("SELECT count() FROM system.columns WHERE database = '" + p_.db() +
+                            "' AND table = 'users' AND name = 'c2'") == "1";
+      },
+      60))
+      << testing::Tail(run_->Log());
 }
 
 INSTANTIATE_TEST_SUITE_P(Server, FanInServerTest, ::testing::Values(Dest::kServer),
@@ -472,6 +492,14 @@ TEST_P(FanInTest, TablesOfTheirOwnBecomeOneSharedTableOnARestart) {
   r = testing::RunCommand(p_.RunArgs(p_.db() + "_t*.*", true, {"--config", renamed}), 300'000);
   EXPECT_EQ(r.exit_code, 2) << r.Describe();
   EXPECT_NE(r.err.find("source_name or source_column changed"), std::string::npos) << r.Describe();
+  EXPECT_EQ(SmallUsersDiff(), "");
+  // Into the same table without a source_column: refused too (its TRUNCATE would empty the table).
+  const std::string plain = testing::MakeTempDir("fanin-config") + "/chsync.yaml";
+  std::ofstream(plain) << "table_options:\n  \"" << Tenant(1) << ".users\":\n    dest: " << p_.db()
+                       << ".users\n";
+  r = testing::RunCommand(p_.RunArgs(Tenant(1) + ".users", true, {"--config", plain}), 300'000);
+  EXPECT_EQ(r.exit_code, 2) << r.Describe();
+  EXPECT_NE(r.err.find("no longer give it a source_column"), std::string::npos) << r.Describe();
   EXPECT_EQ(SmallUsersDiff(), "");
 }
 

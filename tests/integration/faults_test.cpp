@@ -464,6 +464,13 @@ TEST_F(FaultsClickHouse, ATruncateConvergesFromAKillInsideClickHousesRename) {
          define_as("t__chsync_truncated");
          fs::remove(definitions + "t.sql");
        }},
+      {"killed inside the second rename: no t, the empty table's folder at t, owned by no table",
+       [&] {
+         fs::rename(parts + "t", parts + "t__chsync_truncated");
+         define_as("t__chsync_truncated");
+         fs::remove(definitions + "t.sql");
+         fs::rename(parts + "t__chsync_truncating", parts + "t");
+       }},
   };
   int round = 0;
   for (const State& state : states) {
