@@ -9,12 +9,19 @@ namespace chsync::pipe {
 
 void Rebuilds::Launch(Rebuilder& rebuild, Copy copy) {
   Rebuilder* r = &rebuild;
+  {
+    std::lock_guard<std::mutex> lock(turns_mutex_);
+    waiting_.push_back(r);
+  }
   rebuild.thread = std::thread([this, r, copy = std::move(copy)] {
     {
       std::unique_lock<std::mutex> lock(turns_mutex_);
-      while (running_ >= limit_ && !r->stop) turns_.wait_for(lock, std::chrono::milliseconds(100));
+      while ((running_ >= limit_ || waiting_.front() != r) && !r->stop)
+        turns_.wait_for(lock, std::chrono::milliseconds(100));
+      std::erase(waiting_, r);
       if (!r->stop) ++running_;
     }
+    turns_.notify_all();  // the next in line may go (or is first now)
     if (r->stop) {
       r->result = Error(ErrorKind::kInternal, "the copy was stopped before its turn came");
     } else {
@@ -28,7 +35,7 @@ void Rebuilds::Launch(Rebuilder& rebuild, Copy copy) {
         std::lock_guard<std::mutex> lock(turns_mutex_);
         --running_;
       }
-      turns_.notify_one();
+      turns_.notify_all();
     }
     r->finished = true;
     ended_.fetch_add(1, std::memory_order_release);

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <mutex>
 
@@ -26,7 +27,8 @@ class Rebuilds {
   /// At most this many copies run at once (the pipe's snapshot.parallelism); the others wait for
   /// a turn. Set before the first Launch.
   void SetParallelism(unsigned copies) { limit_ = copies == 0 ? 1 : copies; }
-  /// Starts `copy` on a thread of `rebuild` once fewer than the limit run: its progress goes to
+  /// Starts `copy` on a thread of `rebuild` once fewer than the limit run and the copies launched
+  /// before it have had their turn (in the order of the Launch calls): its progress goes to
   /// rebuild.state.progress (under rebuild.mutex), its outcome to rebuild.result, then
   /// rebuild.finished is set. Stopped before its turn, it ends with an error and copies nothing.
   void Launch(Rebuilder& rebuild, Copy copy);
@@ -44,6 +46,8 @@ class Rebuilds {
   std::condition_variable turns_;
   unsigned running_ = 0;
   unsigned limit_ = 4;
+  /// The copies waiting for a turn, in the order they were launched.
+  std::deque<const Rebuilder*> waiting_;
   mutable uint64_t seen_ = 0;
 };
 
