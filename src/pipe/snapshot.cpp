@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "clickhouse/table_writer.h"
+#include "common/crash_point.h"
 #include "common/log.h"
 #include "metrics/pipe_metrics.h"
 #include "mysql/snapshot_reader.h"
@@ -436,6 +437,7 @@ Status Worker::CopyTable(size_t index) {
       break;
     }
     mysql::Key start_key = after;
+    DelayPoint("snapshot.chunk");  // tests: a schema change lands between two chunks
     const auto read_start = std::chrono::steady_clock::now();
     Result<Chunk> chunk = read_chunk();
     if (log::GetLevel() <= log::Level::kDebug) {

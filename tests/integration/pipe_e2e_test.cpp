@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -619,9 +620,15 @@ TEST_P(SnapshotDdlE2eTest, ColumnAddedDuringSnapshotIsRightForAllRows) {
               "INSERT INTO big SELECT seq, seq * 3, CONCAT('row ', seq) FROM seq_1_to_150000",
               "INSERT INTO big SELECT seq, seq * 3, CONCAT('row ', seq) FROM seq_150001_to_300000"});
 
+  // The copy waits 15 s before reading its fourth chunk (of 60), so that the ALTER and the changes
+  // below land while it runs however fast the machine copies.
+  setenv("CHSYNC_DELAY_AT", "snapshot.chunk#4", 1);
+  setenv("CHSYNC_DELAY_MS", "15000", 1);
   auto run = BackgroundProcess::Start(
       p_.RunArgs(p_.db() + ".*", false, {"--snapshot-chunk-rows", "5000", "--snapshot-parallelism", "1"}),
       MakeTempDir("e2e-log") + "/run.log");
+  unsetenv("CHSYNC_DELAY_AT");
+  unsetenv("CHSYNC_DELAY_MS");
   ASSERT_TRUE(run.has_value());
   // Wait until some chunks are in ClickHouse (the checkpoint says so; an embedded store cannot be
   // read while the run holds it).
