@@ -233,4 +233,19 @@ ColumnMerge MergeColumn(std::string_view existing, const MappedType& ours, bool 
   return m;
 }
 
+StoredTypeParts ParseStoredType(std::string_view type) {
+  StoredTypeParts out;
+  if (auto inner = Unwrap(type, "LowCardinality")) type = *inner;
+  if (auto inner = Unwrap(type, "Nullable")) {
+    out.nullable = true;
+    type = *inner;
+  }
+  if (std::optional<Decimal> d = DecimalOf(type); d && d->scale <= d->precision) {
+    out.decimal_precision = d->precision;
+    out.decimal_scale = d->scale;
+  }
+  out.datetime64_scale = DateTime64Of(type);
+  return out;
+}
+
 }  // namespace chsync::clickhouse

@@ -5,6 +5,8 @@
 // and another source brings with another type merge into one type that holds the values of both.
 // Pure: types in, decisions out.
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,5 +42,14 @@ struct ColumnMerge {
 /// `decimal256`), an Enum whose labels extend the other's, DateTime64 (the larger precision), a
 /// NOT NULL column into a Nullable one and the other way round. Equal types keep.
 ColumnMerge MergeColumn(std::string_view existing, const MappedType& ours, bool decimal256 = false);
+
+/// What a column type's text (as system.columns shows it) says of the parts a merge widens.
+struct StoredTypeParts {
+  bool nullable = false;
+  std::optional<uint32_t> decimal_precision, decimal_scale;  ///< Decimal(P, S)
+  std::optional<uint32_t> datetime64_scale;                  ///< DateTime64(S[, 'zone'])
+};
+/// The parts of `type`, through LowCardinality( ) and Nullable( ).
+StoredTypeParts ParseStoredType(std::string_view type);
 
 }  // namespace chsync::clickhouse

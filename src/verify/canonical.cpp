@@ -1,9 +1,9 @@
 #include "verify/canonical.h"
 
-#include <charconv>
 #include <cstdint>
 #include <optional>
 
+#include "clickhouse/merged_type.h"
 #include "clickhouse/sql_quoting.h"
 #include "clickhouse/type_mapping.h"
 #include "mysql/connection.h"
@@ -28,52 +28,6 @@ std::string SourceClampedDate(const std::string& c, const std::string& lo, const
   return "CASE WHEN MONTH(" + c + ") = 0 OR DAYOFMONTH(" + c + ") = 0 THEN '" + zero + "' WHEN " + c +
          " < '" + lo + "' THEN '" + lo + "' WHEN " + c + " > '" + hi + "' THEN '" + hi + "' ELSE " + format +
          " END";
-}
-
-/// `text` without the wrapper `name(…)` around it, or nullopt when it has none.
-std::optional<std::string_view> Unwrap(std::string_view text, std::string_view name) {
-  if (text.substr(0, name.size()) != name || text.size() < name.size() + 2 || text[name.size()] != '(' ||
-      text.back() != ')')
-    return std::nullopt;
-  return text.substr(name.size() + 1, text.size() - name.size() - 2);
-}
-
-std::optional<uint32_t> Number(std::string_view text) {
-  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
-  uint32_t n = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
-  return n;
-}
-
-/// A destination column's type (system.columns' text) as far as a shared table widens it.
-struct DestType {
-  bool nullable = false;
-  std::optional<uint32_t> decimal_precision, decimal_scale;  ///< Decimal(P, S)
-  std::optional<uint32_t> datetime64_scale;                  ///< DateTime64(S[, 'zone'])
-};
-
-DestType ParseDestType(std::string_view type) {
-  DestType out;
-  if (auto inner = Unwrap(type, "LowCardinality")) type = *inner;
-  if (auto inner = Unwrap(type, "Nullable")) {
-    out.nullable = true;
-    type = *inner;
-  }
-  if (auto args = Unwrap(type, "Decimal")) {
-    const size_t comma = args->find(',');
-    if (comma != std::string_view::npos) {
-      auto p = Number(args->substr(0, comma));
-      auto s = Number(args->substr(comma + 1));
-      if (p && s && *s <= *p) {
-        out.decimal_precision = p;
-        out.decimal_scale = s;
-      }
-    }
-  }
-  if (auto args = Unwrap(type, "DateTime64")) out.datetime64_scale = Number(args->substr(0, args->find(',')));
-  return out;
 }
 
 /// Decimal text without trailing fraction zeros (and without a '.' left alone). MySQL's TRIM
@@ -108,7 +62,7 @@ Result<ColumnCanon> CanonicalColumn(const schema::Column& column, std::string_vi
   const std::string s = mysql::QuoteIdentifier(column.name);
   const std::string d_raw = clickhouse::QuoteIdentifier(dest_name);
   // A shared column may be Nullable for another source's sake: NULL is tested where it can be.
-  const DestType dest = ParseDestType(dest_type);
+  const clickhouse::StoredTypeParts dest = clickhouse::ParseStoredType(dest_type);
   const bool dest_nullable = mapped.nullable || dest.nullable;
   // The ClickHouse value expression works on the non-Nullable value; NULL is handled below.
   const std::string d = dest_nullable ? "assumeNotNull(" + d_raw + ")" : d_raw;
