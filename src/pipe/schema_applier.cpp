@@ -20,6 +20,16 @@
 #include "schema/parser.h"
 
 namespace chsync::pipe {
+namespace {
+
+/// Whether a copy into a table ran to its end (stopped or failed copies did not).
+bool CopyFinished(Rebuilder& rebuild) {
+  if (!rebuild.finished || !rebuild.result.ok()) return false;
+  std::lock_guard<std::mutex> lock(rebuild.mutex);
+  return rebuild.state.progress.state == TableSnapshot::State::kDone;
+}
+
+}  // namespace
 
 Error ResyncError(const std::string& table, const std::string& what, const binlog::Event& event) {
   return Error(ErrorKind::kUnsupported,
@@ -259,7 +269,7 @@ Status SchemaApplier::ApplyShared(const StatementAt& at, const std::vector<schem
   std::vector<std::string> lines;
   if (has(Kind::kTableDropped)) {
     if (table != nullptr) {
-      CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*table));
+      CHSYNC_RETURN_IF_ERROR(LeaveShared(at, key, *table, mapping, context.target, lines));
       set.dropped()[key] = table->dest;
       set.tables().erase(key);
     }
@@ -267,8 +277,10 @@ Status SchemaApplier::ApplyShared(const StatementAt& at, const std::vector<schem
     std::erase_if(parts_.checkpoint.snapshot, [&](const TableSnapshot& s) {
       return s.database == name.database && s.table == name.name;
     });
-    lines.push_back(fmt::format("DROP TABLE {}: the shared table {} keeps its rows ({} = '{}')", key, shared,
-                                mapping.source_column, mapping.source_value));
+    if (lines.empty()) {
+      lines.push_back(fmt::format("DROP TABLE {}: the shared table {} keeps its rows ({} = '{}')", key,
+                                  shared, mapping.source_column, mapping.source_value));
+    }
     parts_.history.Record(key, context.target.database, position, at.text, lines, "kept");
     return Status::Ok();
   }
@@ -350,6 +362,30 @@ Status SchemaApplier::ApplyShared(const StatementAt& at, const std::vector<schem
   return Status::Ok();
 }
 
+Status SchemaApplier::LeaveShared(const StatementAt& at, const std::string& key, TableState& table,
+                                  const EffectiveMapping& mapping, const clickhouse::DdlTarget& target,
+                                  std::vector<std::string>& lines) {
+  if (table.rebuild == nullptr) return Status::Ok();
+  table.rebuild->Stop();
+  if (CopyFinished(*table.rebuild)) return host_.CancelRebuild(table);
+  const uint64_t copied = [&] {
+    std::lock_guard<std::mutex> lock(table.rebuild->mutex);
+    return table.rebuild->state.progress.rows_copied;
+  }();
+  CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(table));
+  CHSYNC_ASSIGN_OR_RETURN(uint64_t version,
+                          parts_.versions->OfStatement(at.event.file, at.sequence_base, at.event));
+  CHSYNC_RETURN_IF_ERROR(DeleteSourceRows(parts_.destination, target, mapping.dest_table, mapping, version));
+  const std::string line = fmt::format(
+      "{} left the shared table {}.{} while it was being copied again ({} rows copied): that part of a copy "
+      "is "
+      "deleted ({} = '{}'), because the rest of the table can no longer be read",
+      key, target.database, mapping.dest_table, copied, mapping.source_column, mapping.source_value);
+  log::Warn("{} (at {})", line, Coordinate(at.event.file, at.event.position));
+  lines.push_back(line);
+  return Status::Ok();
+}
+
 Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<schema::SchemaChange>& changes) {
   TableSet& set = parts_.set;
   Checkpoint& checkpoint = parts_.checkpoint;
@@ -390,6 +426,7 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
         std::unique_ptr<TableState> state = std::move(it->second);
         set.tables().erase(it);
         parts_.holds.Unparked(from_key);
+        const bool was_copying = state->rebuild != nullptr && !CopyFinished(*state->rebuild);
         CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*state));
         state->dest = set.FreshDestination(*schema, state->dest.excluded);
         state->stream_from.reset();
@@ -405,19 +442,35 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
         set.dropped().erase(from_key);
         if (moved.held) {
           moved.held->table = to_key;
+        } else if (was_copying) {
+          // Its copy into the shared table was cut short: copied again, under the new name.
+          Status started =
+              host_.StartRebuild(moved, position, "renamed from " + from_key + " while it was copied",
+                                 /*resume=*/false);
+          if (!started.ok()) {
+            if (started.error().kind() != ErrorKind::kUnsupported) return started;
+            CHSYNC_RETURN_IF_ERROR(host_.ParkTable(moved, to_key, started.error(), statement, position));
+          }
         } else {
           CHSYNC_RETURN_IF_ERROR(host_.RebuildWriter(moved));
         }
-        lines.push_back(fmt::format("RENAME TABLE {} TO {}: {} now feeds the shared table {}", from_key,
-                                    to_key, to_key, to_place.Qualified()));
+        lines.push_back(fmt::format("RENAME TABLE {} TO {}: {} now feeds the shared table {}{}", from_key,
+                                    to_key, to_key, to_place.Qualified(),
+                                    was_copying ? " (its copy, cut short by the rename, starts again)" : ""));
         parts_.history.Record(to_key, to_target.database, position, statement, lines, "propagated");
         continue;
       }
       if (it != set.tables().end()) {
-        // The old name's rows stay where they are (as for a DROP TABLE).
+        // The old name's rows stay where they are (as for a DROP TABLE), but for a copy cut short.
         std::unique_ptr<TableState> state = std::move(it->second);
         set.tables().erase(it);
         parts_.holds.Unparked(from_key);
+        if (from_mapping.Shared()) {
+          std::vector<std::string> left;
+          CHSYNC_RETURN_IF_ERROR(LeaveShared(at, from_key, *state, from_mapping, from_target, left));
+          if (!left.empty())
+            parts_.history.Record(from_key, from_target.database, position, statement, left, "");
+        }
         CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*state));
         set.dropped()[from_key] = state->dest;
         std::erase_if(checkpoint.snapshot, [&](const TableSnapshot& s) {

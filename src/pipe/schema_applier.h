@@ -86,6 +86,14 @@ class SchemaApplier {
   /// keeps the source's rows, a TRUNCATE (or a table created anew) deletes them alone.
   Status ApplyShared(const StatementAt& at, const std::vector<schema::SchemaChange>& changes,
                      const std::string& key, TableState* table, const PolicyContext& context);
+  /// A source table of a shared table leaves it at `at` (dropped, or renamed to a name that does not
+  /// feed it): its copy in progress stops, and when that copy had not finished, the part of it in
+  /// the shared table is deleted at the statement's version (the source's earlier rows went when the
+  /// copy began, and the rest can no longer be read). `lines` gains what was done. Finished copies
+  /// and tables not being copied keep their rows (a DROP TABLE is kept).
+  Status LeaveShared(const StatementAt& at, const std::string& key, TableState& table,
+                     const EffectiveMapping& mapping, const clickhouse::DdlTarget& target,
+                     std::vector<std::string>& lines);
   /// Whether `table` was copied again from a point after `event` (its copy holds the change).
   static bool CopiedAfter(const TableState& table, const binlog::Event& event);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -560,6 +561,82 @@ TEST_P(FanInTest, OneSourceResyncedDroppedRecreatedAndSwappedLeavesTheOthersAlon
   EXPECT_EQ(p_.DestTables(), (std::set<std::string>{"users"}));
   EXPECT_EQ(run_->SignalAndWait(SIGTERM, 60000), 0) << testing::Tail(run_->Log());
   run_.reset();
+}
+
+// A source table dropped, or renamed to a name that feeds another table, while `chsync resync` copies
+// it into the shared table: its earlier rows went when the copy began, and the rest can no longer be
+// read, so the part copied is deleted rather than left as if it were the table. The copy is held
+// 10 s before its second chunk (CHSYNC_DELAY_AT) so that the statement lands during it.
+TEST_P(FanInTest, ASourceDroppedOrRenamedAwayWhileItIsCopiedAgainLeavesNoPartOfTheCopy) {
+  tenants_ = 3;
+  for (int i = 1; i <= tenants_; ++i) {
+    p_.ExecAll({"CREATE DATABASE " + Tenant(i),
+                "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, v INT)",
+                "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq * " + std::to_string(i) +
+                    " FROM seq_1_to_5000"});
+  }
+  CommandResult r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  ASSERT_EQ(SmallUsersDiff(), "");
+  auto live = [&](int tenant) {
+    return p_.DestValue("SELECT count() FROM " + p_.db() +
+                        ".users FINAL WHERE _chsync_is_deleted = 0 AND _source = '" + Tenant(tenant) + "'");
+  };
+  int marker = 100000;
+  // Resyncs `tenant` under a pipe whose copies wait before their second chunk, runs `statement`
+  // once the first chunk is in ClickHouse, and stops the pipe once it passed the statement.
+  auto cut_short = [&](int tenant, const std::string& statement) {
+    std::vector<std::string> args = Args(false);
+    args.insert(args.end(), {"--snapshot-chunk-rows", "1000"});
+    setenv("CHSYNC_DELAY_AT", "snapshot.chunk#2", 1);
+    setenv("CHSYNC_DELAY_MS", "10000", 1);
+    auto started =
+        testing::StartPipeInBackground(p_, args, p_.state() + "/run" + std::to_string(tenant) + ".log");
+    unsetenv("CHSYNC_DELAY_AT");
+    unsetenv("CHSYNC_DELAY_MS");
+    ASSERT_TRUE(started.has_value());
+    run_.emplace(std::move(*started));
+    ASSERT_TRUE(WaitFor([&] { return run_->Log().find("streaming from") != std::string::npos; }, 120))
+        << testing::Tail(run_->Log());
+    CommandResult resync = testing::RunCommand(
+        {testing::ChsyncBinary(), "resync", "--state", p_.state(), "--table", Tenant(tenant) + ".users"},
+        300'000);
+    ASSERT_EQ(resync.exit_code, 0) << resync.Describe() << testing::Tail(run_->Log());
+    ASSERT_TRUE(
+        WaitFor([&] { return run_->Log().find("delay point snapshot.chunk") != std::string::npos; }, 60))
+        << testing::Tail(run_->Log());
+    ASSERT_TRUE(WaitFor([&] { return live(tenant) != "0"; }, 30)) << "the copy's first chunk did not land";
+    p_.Exec(statement);
+    ++marker;
+    p_.Exec("INSERT INTO " + Tenant(1) + ".users VALUES (" + std::to_string(marker) + ", 1)");
+    EXPECT_TRUE(WaitFor(
+        [&] {
+          return p_.DestValue("SELECT count() FROM " + p_.db() +
+                              ".users FINAL WHERE id = " + std::to_string(marker)) == "1";
+        },
+        60))
+        << testing::Tail(run_->Log());
+    EXPECT_EQ(run_->SignalAndWait(SIGTERM, 60000), 0) << testing::Tail(run_->Log());
+  };
+
+  cut_short(2, "DROP TABLE " + Tenant(2) + ".users");
+  EXPECT_NE(run_->Log().find("left the shared table"), std::string::npos) << testing::Tail(run_->Log());
+  run_.reset();
+  EXPECT_EQ(live(2), "0") << "a part of tenant 2's copy is left as if it were its table";
+
+  cut_short(3, "RENAME TABLE " + Tenant(3) + ".users TO " + Tenant(3) + ".users_archive");
+  run_.reset();
+  EXPECT_EQ(live(3), "0") << "a part of tenant 3's copy is left as if it were its table";
+  // Its rows live on under the new name, in a table of its own.
+  EXPECT_EQ(
+      p_.DestValue("SELECT count() FROM " + p_.db() + "_t3.users_archive FINAL WHERE _chsync_is_deleted = 0"),
+      "5000");
+  // The other tenant is untouched: equal to its source (markers included).
+  CommandResult caught_up = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(caught_up.exit_code, 0) << caught_up.Describe();
+  EXPECT_EQ(p_.DestValue("SELECT concat(toString(count()), '/', toString(sum(v))) FROM " + p_.db() +
+                         ".users FINAL WHERE _chsync_is_deleted = 0 AND _source = '" + Tenant(1) + "'"),
+            p_.SourceValue("SELECT CONCAT(COUNT(*), '/', SUM(v)) FROM " + Tenant(1) + ".users"));
 }
 
 // Two MariaDB servers (shards with one schema), two chsync processes, one ClickHouse table: each
