@@ -11,8 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include "clickhouse/cluster.h"
 #include "clickhouse/merged_type.h"
 #include "clickhouse/sql_quoting.h"
+#include "common/crash_point.h"
 #include "common/log.h"
 
 namespace chsync::pipe {
@@ -72,103 +74,373 @@ const StoredColumn* Find(const std::vector<StoredColumn>& columns, std::string_v
   return nullptr;
 }
 
+/// Runs `sql` once on the node the connection uses now: no retry, and no move to another node (a
+/// cluster's connection moves on a ZooKeeper error, which here is an answer: "No node", a replica
+/// that exists).
+Result<std::string> OnCurrentNode(Destination& destination, const std::string& sql) {
+  clickhouse::Connection& connection = destination.connection();
+  auto* failover = dynamic_cast<clickhouse::FailoverConnection*>(&connection);
+  clickhouse::Connection& node = failover != nullptr ? failover->node(failover->current()) : connection;
+  const clickhouse::RetryPolicy policy = node.retry_policy();
+  clickhouse::RetryPolicy once = policy;
+  once.max_attempts = 1;
+  node.set_retry_policy(once);
+  Result<std::string> out = node.Query(sql);
+  node.set_retry_policy(policy);
+  return out;
+}
+
+bool NoZooKeeperNode(const Error& error) {
+  return error.server_code() == 999 && error.message().find("No node") != std::string::npos;
+}
+
+/// The rows (TabSeparated) of a query of system.zookeeper at a path that may not exist: nullopt
+/// when it does not.
+Result<std::optional<std::string>> ReadZooKeeper(Destination& destination, const std::string& sql) {
+  Result<std::string> rows = OnCurrentNode(destination, sql);
+  if (rows.ok()) return std::optional<std::string>(std::move(*rows));
+  if (NoZooKeeperNode(rows.error())) return std::optional<std::string>();
+  // Not an answer (the node or ZooKeeper unreachable): retried, on another node of the cluster.
+  rows = destination.connection().Query(sql);
+  if (rows.ok()) return std::optional<std::string>(std::move(*rows));
+  if (NoZooKeeperNode(rows.error())) return std::optional<std::string>();
+  return std::move(rows).error();
+}
+
+/// `name` as one ZooKeeper node name: letters, digits, '_' and '-' as they are, any other byte as
+/// %XX (no '/', no "." or "..", no macro braces).
+std::string ZooKeeperName(std::string_view name) {
+  std::string out;
+  for (char ch : name) {
+    auto c = static_cast<unsigned char>(ch);
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-') {
+      out += ch;
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
 /// Serialises the ALTERs of one shared table among pipes (ClickHouse has no conditional ALTER: a
 /// pipe that widened a column from what it read could narrow another pipe's wider type written in
-/// between). The table `<name>__chsync_altering` exists while a pipe alters `name`: CREATE TABLE
-/// of a name that exists fails (code 57) on every version, so the pipe whose CREATE succeeded holds
-/// it. Its owner (Destination::owner(): host and state directory) is the DEFAULT of its one column,
-/// which system.columns shows: a pipe killed while it held the lock takes it back at its restart,
-/// and only the owner drops it. A lock older than kStaleAfterSeconds is a pipe's that never came
-/// back, and is broken. On a cluster it is taken on the node the pipe is connected to.
+/// between). The table `<name>__chsync_altering` exists while a pipe alters `name`, and the pipe
+/// whose CREATE TABLE made it holds it. Its owner (Destination::owner(): host and state directory)
+/// is the DEFAULT of its one column: a pipe killed while it held the lock takes it back at its
+/// restart, and only the owner drops it. A lock older than kStaleAfterSeconds is a pipe's that
+/// never came back, and is broken.
+///
+/// On one server the table is a Memory table: CREATE TABLE of a name that exists fails (code 57)
+/// on every version; system.columns shows its owner and system.tables its age.
+///
+/// On a cluster every node must see the same lock, so the table is a ReplicatedMergeTree made on
+/// the node the pipe is connected to (not ON CLUSTER) at one ZooKeeper path per shared table,
+/// `/chsync/alter_locks/<database>/<name>` (ZooKeeperName), always as replica `lock`: ZooKeeper
+/// lets one replica of that name exist, so a CREATE on another node fails (code 253, or 122 when
+/// its owner differs: the columns differ) while a pipe holds it, and on the same node with 57.
+/// ClickHouse (18.16 too) removes the path with its last replica, so each owner's CREATE makes the
+/// path anew with its own DEFAULT (a path left with another's would refuse it: 122). The owner and
+/// the age are read from ZooKeeper (the replica's `columns` node and its creation time), whichever
+/// node holds it; it is taken back or broken with DROP … ON CLUSTER. A pipe tries CREATE only when
+/// the path is gone: while a drop removes it, a replica made under it could be removed with it
+/// (18.16 removes the replica, then the path). A path left without a replica for kOrphanSeconds (a
+/// CREATE or a DROP stopped half-way) is cleared by making the replica again with the columns
+/// ZooKeeper has and dropping it. A CREATE that fails leaves an empty folder of the table on 18.16
+/// (DROP DATABASE fails there until the lock is made and dropped on that node once more): the check
+/// of the path keeps such failures to pipes that try at the same moment.
 class AlterLock {
  public:
   static Result<AlterLock> Take(Destination& destination, const clickhouse::DdlTarget& target,
                                 std::string_view name) {
-    constexpr int kStaleAfterSeconds = 3600;
-    const std::string& database = target.StorageDatabase();
-    const std::string lock_name = std::string(name) + "__chsync_altering";
-    const std::string lock = QualifiedName(database, lock_name);
-    const std::string owner = QuoteString(destination.owner());
-    auto reported = std::chrono::steady_clock::now() - std::chrono::seconds(10);  // said at once
-    for (;;) {
-      Status created = destination.connection().Execute(
-          fmt::format("CREATE TABLE {} (owner String DEFAULT {}) ENGINE = Memory", lock, owner));
-      if (created.ok()) return AlterLock(destination, database, lock_name, owner);
-      if (created.error().server_code() != kTableExists) return created.error();
-      CHSYNC_ASSIGN_OR_RETURN(std::string held, Owner(destination, database, lock_name));
-      if (held == owner) {
-        log::Info("{} is this pipe's, left by a stop in the middle of an ALTER: taken back", lock);
-        CHSYNC_RETURN_IF_ERROR(destination.connection().Execute("DROP TABLE IF EXISTS " + lock));
-        continue;
-      }
-      CHSYNC_ASSIGN_OR_RETURN(
-          std::string age,
-          destination.connection().Query("SELECT toInt64(now()) - toInt64(metadata_modification_time) FROM "
-                                         "system.tables WHERE database = " +
-                                         QuoteString(database) + " AND name = " + QuoteString(lock_name)));
-      while (!age.empty() && age.back() == '\n') age.pop_back();
-      if (!age.empty() && std::atoll(age.c_str()) > kStaleAfterSeconds) {
-        log::Warn(
-            "{} of {} is older than {} s: its pipe stopped in the middle of an ALTER and did not come "
-            "back; it is broken",
-            lock, held, kStaleAfterSeconds);
-        CHSYNC_RETURN_IF_ERROR(destination.connection().Execute("DROP TABLE IF EXISTS " + lock));
-        continue;
-      }
-      if (destination.cancelled()) return clickhouse::CancelledError("waiting for " + lock);
-      const auto now = std::chrono::steady_clock::now();
-      if (now - reported >= std::chrono::seconds(10)) {
-        log::Info(
-            "waiting for another pipe that alters {}: {} is held by {} since {} s (if that pipe is gone for "
-            "good, drop {})",
-            QualifiedName(database, name), lock, held, age.empty() ? "?" : age, lock);
-        reported = now;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
+    AlterLock lock(destination, target, name);
+    CHSYNC_RETURN_IF_ERROR(target.cluster.empty() ? lock.TakeOnServer(name) : lock.TakeOnCluster(name));
+    return lock;
   }
   AlterLock(AlterLock&& other) noexcept
       : destination_(other.destination_),
+        cluster_(std::move(other.cluster_)),
         database_(std::move(other.database_)),
         lock_name_(std::exchange(other.lock_name_, "")),
-        owner_(std::move(other.owner_)) {}
+        owner_(std::move(other.owner_)),
+        path_(std::move(other.path_)) {}
   AlterLock& operator=(AlterLock&&) = delete;
   AlterLock(const AlterLock&) = delete;
   AlterLock& operator=(const AlterLock&) = delete;
   ~AlterLock() {
     if (lock_name_.empty()) return;
-    const std::string lock = QualifiedName(database_, lock_name_);
     // Dropped only while it is still this pipe's (broken as stale, it may be another's now). When
     // the pipe stops meanwhile, its restart takes it back.
-    auto held = Owner(destination_, database_, lock_name_);
-    if (!held.ok() || *held != owner_) return;
-    Status dropped = destination_.connection().Execute("DROP TABLE IF EXISTS " + lock);
-    if (!dropped.ok()) log::Warn("releasing {}: {}", lock, dropped.error().message());
+    auto held = path_.empty() ? LocalHolder() : ReplicaHolder();
+    if (!held.ok() || !held->has_value() || (*held)->owner != owner_) return;
+    Status dropped = Drop();
+    if (!dropped.ok()) log::Warn("releasing {}: {}", Lock(), dropped.error().message());
   }
 
  private:
+  static constexpr int kStaleAfterSeconds = 3600;
+  static constexpr int kOrphanSeconds = 60;
+  static constexpr int kIncompatibleColumns = 122;  // another owner's lock, on a cluster
   static constexpr int kTableExists = 57;
-  AlterLock(Destination& destination, std::string database, std::string lock_name, std::string owner)
+  static constexpr int kReplicaExists = 253;
+
+  /// Who holds the lock: its owner as its column's DEFAULT (quoted), where, since when.
+  struct Holder {
+    std::string owner;
+    std::string node;  ///< " through node HOST:PORT" on a cluster, else ""
+    std::string age;   ///< seconds; "" when unknown
+  };
+
+  AlterLock(Destination& destination, const clickhouse::DdlTarget& target, std::string_view name)
       : destination_(destination),
-        database_(std::move(database)),
-        lock_name_(std::move(lock_name)),
-        owner_(std::move(owner)) {}
-  /// The lock's owner as its column's DEFAULT shows it (quoted); "" when there is no lock.
-  static Result<std::string> Owner(Destination& destination, const std::string& database,
-                                   const std::string& lock_name) {
-    CHSYNC_ASSIGN_OR_RETURN(
-        std::string text,
-        destination.connection().Query(
-            "SELECT default_expression FROM system.columns WHERE database = " + QuoteString(database) +
-                " AND table = " + QuoteString(lock_name) + " AND name = 'owner'",
-            "TabSeparatedRaw"));
-    while (!text.empty() && text.back() == '\n') text.pop_back();
-    return text;
+        cluster_(target.cluster),
+        database_(target.StorageDatabase()),
+        lock_name_(std::string(name) + "__chsync_altering"),
+        owner_(QuoteString(destination.owner())) {
+    if (!cluster_.empty())
+      path_ = "/chsync/alter_locks/" + ZooKeeperName(database_) + "/" + ZooKeeperName(name);
   }
+
+  std::string Lock() const { return QualifiedName(database_, lock_name_); }
+
+  Status TakeOnServer(std::string_view name) {
+    auto reported = std::chrono::steady_clock::now() - std::chrono::seconds(10);  // said at once
+    for (;;) {
+      Status created = destination_.connection().Execute(
+          fmt::format("CREATE TABLE {} (owner String DEFAULT {}) ENGINE = Memory", Lock(), owner_));
+      if (created.ok()) return Status::Ok();
+      if (created.error().server_code() != kTableExists) return created.error();
+      CHSYNC_ASSIGN_OR_RETURN(std::optional<Holder> holder, LocalHolder());
+      if (!holder) continue;  // dropped meanwhile
+      CHSYNC_ASSIGN_OR_RETURN(bool again, Contend(name, *holder, reported));
+      if (!again) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  Status TakeOnCluster(std::string_view name) {
+    const std::string create = fmt::format(
+        "CREATE TABLE {} (owner String DEFAULT {}) ENGINE = ReplicatedMergeTree({}, 'lock') ORDER BY tuple()",
+        Lock(), owner_, QuoteString(path_));
+    auto reported = std::chrono::steady_clock::now() - std::chrono::seconds(10);
+    std::optional<std::chrono::steady_clock::time_point> orphan_since;
+    for (;;) {
+      // The path first: it is there as long as the lock is, or is being removed.
+      CHSYNC_ASSIGN_OR_RETURN(bool path_there, PathExists());
+      std::optional<Holder> holder;
+      if (path_there) {
+        CHSYNC_ASSIGN_OR_RETURN(holder, ReplicaHolder());
+        if (!holder) {
+          // Being removed by a drop of the lock, or left by a CREATE or DROP that stopped half-way.
+          const auto now = std::chrono::steady_clock::now();
+          if (!orphan_since) orphan_since = now;
+          if (now - *orphan_since >= std::chrono::seconds(kOrphanSeconds)) {
+            CHSYNC_RETURN_IF_ERROR(ClearOrphan());
+            orphan_since.reset();
+            continue;
+          }
+          if (destination_.cancelled()) return clickhouse::CancelledError("waiting for " + Lock());
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          continue;
+        }
+        orphan_since.reset();
+      } else {
+        orphan_since.reset();
+        Result<std::string> created = OnCurrentNode(destination_, create);
+        if (!created.ok() && !Contended(created.error())) {
+          // Not an answer (the node unreachable, say): retried, on another node of the cluster.
+          created = destination_.connection().Query(create);
+        }
+        if (created.ok()) {
+          CHSYNC_ASSIGN_OR_RETURN(holder, ReplicaHolder());
+          if (holder && holder->owner == owner_) return Status::Ok();
+          // Another pipe's drop of the lock removed this replica with the path at the same moment:
+          // the table stays on this node until a later turn finds it (57) and drops it as this
+          // pipe's own.
+          log::Warn("{} was made, but ZooKeeper does not show it as this pipe's at {}: taking it again",
+                    Lock(), path_);
+          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          continue;
+        }
+        if (!Contended(created.error())) return std::move(created).error();
+        if (created.error().server_code() != kTableExists) continue;  // another pipe's, at the same moment
+        // On this node without its path in ZooKeeper: a lock made before locks were replicated (a
+        // Memory table), or one whose replica a drop removed as above.
+        CHSYNC_ASSIGN_OR_RETURN(holder, LocalHolder());
+        if (!holder) continue;
+      }
+      CHSYNC_ASSIGN_OR_RETURN(bool again, Contend(name, *holder, reported));
+      if (!again) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  /// A CREATE of the lock that failed because it is there: on this node (57), on another (253),
+  /// another owner's on another node (122), or ZooKeeper's nodes made or removed meanwhile (999).
+  static bool Contended(const Error& error) {
+    const int code = error.server_code();
+    return code == kTableExists || code == kReplicaExists || code == kIncompatibleColumns || code == 999;
+  }
+
+  /// What to do about a lock `holder` holds: take it back (this pipe's own) or break it (stale),
+  /// and true to try again at once; or wait (false), said every 10 s. Cancelled: an error.
+  Result<bool> Contend(std::string_view name, const Holder& holder,
+                       std::chrono::steady_clock::time_point& reported) {
+    if (holder.owner == owner_) {
+      log::Info("{} is this pipe's, left by a stop in the middle of an ALTER: taken back", Lock());
+      CHSYNC_RETURN_IF_ERROR(Drop());
+      return true;
+    }
+    if (!holder.age.empty() && std::atoll(holder.age.c_str()) > kStaleAfterSeconds) {
+      log::Warn(
+          "{} of {}{} is older than {} s: its pipe stopped in the middle of an ALTER and did not come "
+          "back; it is broken",
+          Lock(), holder.owner, holder.node, kStaleAfterSeconds);
+      CHSYNC_RETURN_IF_ERROR(Drop());
+      return true;
+    }
+    if (destination_.cancelled()) return clickhouse::CancelledError("waiting for " + Lock());
+    const auto now = std::chrono::steady_clock::now();
+    if (now - reported >= std::chrono::seconds(10)) {
+      log::Info(
+          "waiting for another pipe that alters {}: {} is held by {}{} since {} s (if that pipe is gone "
+          "for good, drop {}{})",
+          QualifiedName(database_, name), Lock(), holder.owner, holder.node,
+          holder.age.empty() ? "?" : holder.age, Lock(),
+          cluster_.empty() ? "" : " ON CLUSTER " + QuoteIdentifier(cluster_));
+      reported = now;
+    }
+    return false;
+  }
+
+  /// Drops the lock: where the pipe is connected when it is there, else on every node of the
+  /// cluster (a lock taken through another node).
+  Status Drop() {
+    const std::string drop = "DROP TABLE IF EXISTS " + Lock();
+    if (cluster_.empty()) return destination_.connection().Execute(drop);
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string here,
+        destination_.connection().Query("SELECT count() FROM system.tables WHERE database = " +
+                                        QuoteString(database_) + " AND name = " + QuoteString(lock_name_)));
+    if (here.starts_with("1")) return destination_.connection().Execute(drop);
+    return destination_.Ddl(drop + " ON CLUSTER " + QuoteIdentifier(cluster_));
+  }
+
+  /// The lock on the node the pipe is connected to: its age from system.tables, its owner from
+  /// system.columns ("" for a table without the column: not a pipe's).
+  Result<std::optional<Holder>> LocalHolder() {
+    const std::string where = " WHERE database = " + QuoteString(database_);
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string age,
+        destination_.connection().Query("SELECT toInt64(now()) - toInt64(metadata_modification_time) FROM "
+                                        "system.tables" +
+                                        where + " AND name = " + QuoteString(lock_name_)));
+    while (!age.empty() && age.back() == '\n') age.pop_back();
+    if (age.empty()) return std::optional<Holder>();
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string owner,
+        destination_.connection().Query("SELECT default_expression FROM system.columns" + where +
+                                            " AND table = " + QuoteString(lock_name_) + " AND name = 'owner'",
+                                        "TabSeparatedRaw"));
+    while (!owner.empty() && owner.back() == '\n') owner.pop_back();
+    return std::optional<Holder>(Holder{std::move(owner), "", std::move(age)});
+  }
+
+  /// The replica `lock` at path_ as ZooKeeper has it: its owner from its columns, its node from
+  /// its host, its age from its creation; none when there is no such replica.
+  Result<std::optional<Holder>> ReplicaHolder() {
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::optional<std::string> rows,
+        ReadZooKeeper(destination_,
+                      "SELECT name, value, toInt64(now()) - toInt64(ctime) FROM system.zookeeper "
+                      "WHERE path = " +
+                          QuoteString(path_ + "/replicas/lock") + " AND name IN ('columns', 'host')"));
+    if (!rows) return std::optional<Holder>();
+    Holder holder;
+    bool held = false;
+    for (size_t start = 0; start < rows->size();) {
+      size_t end = rows->find('\n', start);
+      if (end == std::string::npos) end = rows->size();
+      std::vector<std::string> fields =
+          clickhouse::SplitTabSeparated(std::string_view(*rows).substr(start, end - start));
+      start = end + 1;
+      if (fields.size() < 3) continue;
+      if (fields[0] == "columns") {
+        holder.owner = OwnerOfColumns(fields[1]).value_or("");  // "": not a pipe's
+        holder.age = fields[2];
+        held = true;
+      } else if (fields[0] == "host") {
+        holder.node = " through node " + HostOf(fields[1]);
+      }
+    }
+    if (!held) return std::optional<Holder>();
+    return std::optional<Holder>(std::move(holder));
+  }
+
+  /// The DEFAULT of column `owner` in the text of a ZooKeeper `columns` node ("columns format
+  /// version: 1\n1 columns:\n`owner` String\tDEFAULT\t<expression, escaped>\n").
+  static std::optional<std::string> OwnerOfColumns(std::string_view text) {
+    constexpr std::string_view kLine = "`owner` String\tDEFAULT\t";
+    size_t at = text.find(kLine);
+    if (at == std::string_view::npos) return std::nullopt;
+    std::string_view rest = text.substr(at + kLine.size());
+    rest = rest.substr(0, rest.find('\n'));
+    return clickhouse::SplitTabSeparated(rest).front();
+  }
+
+  /// "HOST:TCP_PORT" from the text of a replica's `host` node ("host: …\nport: …\ntcp_port: …\n…").
+  static std::string HostOf(std::string_view text) {
+    auto field = [&](std::string_view key) {
+      size_t at = text.find(key);
+      if (at == std::string_view::npos) return std::string("?");
+      std::string_view rest = text.substr(at + key.size());
+      return std::string(rest.substr(0, rest.find('\n')));
+    };
+    return field("host: ") + ":" + field("tcp_port: ");
+  }
+
+  /// Whether path_ is in ZooKeeper (with a replica or without).
+  Result<bool> PathExists() {
+    const size_t slash = path_.rfind('/');
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::optional<std::string> count,
+        ReadZooKeeper(destination_, "SELECT count() FROM system.zookeeper WHERE path = " +
+                                        QuoteString(path_.substr(0, slash)) +
+                                        " AND name = " + QuoteString(path_.substr(slash + 1))));
+    return count && count->starts_with("1");
+  }
+
+  /// path_ without a replica, for kOrphanSeconds: the replica made again with the columns the
+  /// path has (another owner's DEFAULT), and dropped, which removes the path.
+  Status ClearOrphan() {
+    CHSYNC_ASSIGN_OR_RETURN(std::optional<std::string> rows,
+                            ReadZooKeeper(destination_, "SELECT value FROM system.zookeeper WHERE path = " +
+                                                            QuoteString(path_) + " AND name = 'columns'"));
+    if (!rows) return Status::Ok();  // gone meanwhile
+    std::vector<std::string> fields = clickhouse::SplitTabSeparated(rows->substr(0, rows->find('\n')));
+    std::optional<std::string> owner = OwnerOfColumns(fields.front());
+    const std::string by_hand = fmt::format(
+        "the ZooKeeper path {} of {} has had no replica for {} s (a CREATE or DROP of it stopped half-way); "
+        "when no pipe alters the shared table, remove the path (zkCli.sh: deleteall {})",
+        path_, Lock(), kOrphanSeconds, path_);
+    if (!owner || owner->size() < 2 || owner->front() != '\'' || owner->back() != '\'')
+      return Error(ErrorKind::kServer, by_hand);
+    log::Warn("{}: it is cleared", by_hand.substr(0, by_hand.find(';')));
+    Result<std::string> made =
+        OnCurrentNode(destination_, fmt::format("CREATE TABLE {} (owner String DEFAULT {}) ENGINE = "
+                                                "ReplicatedMergeTree({}, 'lock') ORDER BY tuple()",
+                                                Lock(), *owner, QuoteString(path_)));
+    if (!made.ok()) {
+      if (Contended(made.error()) && made.error().server_code() != kTableExists)
+        return Status::Ok();  // taken meanwhile
+      return Error(ErrorKind::kServer, by_hand + ": " + made.error().message());
+    }
+    return destination_.connection().Execute("DROP TABLE IF EXISTS " + Lock());
+  }
+
   Destination& destination_;
+  std::string cluster_;
   std::string database_;
   std::string lock_name_;
   std::string owner_;
+  std::string path_;  ///< ZooKeeper path on a cluster, else ""
 };
 
 /// True when `stored` lacks a column of `layout` or has one too narrow for it.
@@ -285,6 +557,7 @@ Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const c
   if (alter) {
     CHSYNC_ASSIGN_OR_RETURN(AlterLock taken, AlterLock::Take(destination, target, name));
     lock.emplace(std::move(taken));
+    CrashPoint("fan_in.locked");  // the lock held, nothing altered yet
     CHSYNC_ASSIGN_OR_RETURN(stored, ReadColumns(destination, target, name));
   }
   clickhouse::WriterOptions writer;

@@ -538,6 +538,134 @@ TEST_P(ClusterFault, ZooKeeperStoppedForAWhile) {
 
 INSTANTIATE_TEST_SUITE_P(Cluster, ClusterFault, ::testing::Values(kReplicated, kSharded), Name);
 
+// Issue 36: pipes connected to different nodes of a cluster alter a shared table one at a time
+// (docs/mapping.md, "Several pipes, one table"). The lock is a replicated table at one ZooKeeper
+// path per shared table: taken by hand through node 2, it makes a pipe connected to node 1 wait
+// (naming its owner and node) until it is dropped; a pipe killed while it held the lock through
+// node 1 takes it back when it starts again connected to node 2.
+class ClusterFanIn : public ::testing::Test {
+ protected:
+  void SetUp() override { pipe_.Init(kReplicated, "clusterfanin"); }
+  void TearDown() override {
+    for (int i = 1; i <= 2; ++i) (void)pipe_.conn().Execute("DROP DATABASE IF EXISTS " + Tenant(i));
+    pipe_.Cleanup();  // the lock too, wherever a failure left it
+  }
+  std::string Tenant(int i) const { return pipe_.db() + "_t" + std::to_string(i); }
+  ClusterPipe pipe_;
+};
+
+TEST_F(ClusterFanIn, ALockTakenThroughAnotherNodeMakesAPipeWaitAndAKilledPipeTakesItsOwnBack) {
+  ClusterPipe& pipe = pipe_;
+  ASSERT_TRUE(pipe.connected());
+  const std::string db = pipe.db();
+  const std::string& node1 = pipe.nodes()[0];
+  const std::string& node2 = pipe.nodes()[1];
+  auto tenant = [&](int i) { return Tenant(i); };
+  for (int i = 1; i <= 2; ++i) {
+    pipe.ExecAll({"CREATE DATABASE " + tenant(i),
+                  "CREATE TABLE " + tenant(i) + ".users (id INT PRIMARY KEY, v INT)",
+                  "INSERT INTO " + tenant(i) + ".users SELECT seq, seq FROM seq_1_to_5"});
+  }
+  const std::string config = MakeTempDir("clusterfanin-config") + "/chsync.yaml";
+  WriteText(config, "table_options:\n  \"" + db + "_t*.users\":\n    dest: " + db +
+                        ".users\n    source_column: _source\n");
+  // `dest`: the nodes in the order the pipe tries them (it is connected to the first).
+  auto args = [&](bool until_caught_up, const std::string& dest) {
+    std::vector<std::string> argv = pipe.RunArgs(db + "_t*.*", until_caught_up, {"--config", config});
+    for (size_t i = 0; i + 1 < argv.size(); ++i) {
+      if (argv[i] == "--dest") argv[i + 1] = dest;
+    }
+    argv.insert(argv.end(), {"--dest-cluster", kReplicated.cluster, "--dest-replication-path",
+                             kReplicated.path, "--batch-age-ms", "200"});
+    return argv;
+  };
+  const std::string node1_first = node1 + "," + node2;
+  const std::string node2_first = node2 + "," + node1;
+  ASSERT_RUN_OK(RunCommand(args(true, node1_first), 300'000), "(snapshot)");
+
+  const std::string lock = "`" + db + "`.users__chsync_altering";
+  const std::string path = "/chsync/alter_locks/" + db + "/users";
+  auto column_on = [&](const std::string& node, const std::string& column) {
+    return NodeValue(node, "SELECT count() FROM system.columns WHERE database = '" + db +
+                               "' AND table = 'users' AND name = '" + column + "'");
+  };
+  auto lock_on = [&](const std::string& node) {
+    return NodeValue(node, "SELECT count() FROM system.tables WHERE database = '" + db +
+                               "' AND name = 'users__chsync_altering'");
+  };
+  auto path_left = [&] {
+    return NodeValue(node1, "SELECT count() FROM system.zookeeper WHERE path = '/chsync/alter_locks/" + db +
+                                "' AND name = 'users'");
+  };
+  std::string error;
+  ASSERT_TRUE(QueryDestination(node2,
+                               "CREATE TABLE " + lock +
+                                   " (owner String DEFAULT 'another-host:/var/lib/chsync') ENGINE = "
+                                   "ReplicatedMergeTree('" +
+                                   path + "', 'lock') ORDER BY tuple()",
+                               &error)
+                  .has_value())
+      << error;
+  const std::string log = MakeTempDir("clusterfanin-log") + "/run.log";
+  auto run = BackgroundProcess::Start(args(false, node1_first), log);
+  ASSERT_TRUE(run.has_value());
+  pipe.ExecAll({"ALTER TABLE " + tenant(1) + ".users ADD COLUMN c INT NOT NULL DEFAULT 3",
+                "INSERT INTO " + tenant(1) + ".users (id, v, c) VALUES (6, 6, 6)"});
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return run->Log().find("is held by 'another-host:/var/lib/chsync' through node 127.0.0.1:") !=
+               std::string::npos;
+      },
+      60))
+      << "the pipe connected to node 1 did not wait for the lock taken through node 2:\n"
+      << run->Log();
+  EXPECT_EQ(column_on(node1, "c"), "0") << "altered while a pipe on another node held the table";
+  EXPECT_EQ(column_on(node2, "c"), "0") << "altered while a pipe on another node held the table";
+  ASSERT_TRUE(QueryDestination(node2, "DROP TABLE " + lock, &error).has_value()) << error;
+  ASSERT_TRUE(
+      testing::WaitFor([&] { return column_on(node1, "c") == "1" && column_on(node2, "c") == "1"; }, 60))
+      << run->Log();
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return NodeValue(node1, "SELECT count() FROM `" + db + "`.users FINAL WHERE id = 6 AND c = 6") == "1";
+      },
+      60))
+      << run->Log();
+  EXPECT_EQ(lock_on(node1), "0") << "the pipe left its lock";
+  EXPECT_EQ(path_left(), "0") << "the lock's ZooKeeper path stayed";
+  EXPECT_EQ(run->SignalAndWait(SIGTERM, 60'000), 0) << run->Log();
+
+  // Killed while it holds the lock, through node 1 (it is connected there).
+  pipe.ExecAll({"ALTER TABLE " + tenant(2) + ".users ADD COLUMN c2 INT NOT NULL DEFAULT 4",
+                "INSERT INTO " + tenant(2) + ".users (id, v, c2) VALUES (7, 7, 7)"});
+  setenv("CHSYNC_CRASH_AT", "fan_in.locked", 1);
+  CommandResult crashed = RunCommand(args(true, node1_first), 300'000);
+  unsetenv("CHSYNC_CRASH_AT");
+  ASSERT_EQ(crashed.exit_code, 137) << crashed.Describe();
+  ASSERT_NE(crashed.err.find("crash point fan_in.locked"), std::string::npos) << crashed.Describe();
+  EXPECT_EQ(lock_on(node1), "1");
+  EXPECT_EQ(lock_on(node2), "0");
+  EXPECT_EQ(column_on(node1, "c2"), "0");
+  // Started again connected to node 2: the lock is its own, taken back at once.
+  CommandResult again = RunCommand(args(true, node2_first), 300'000);
+  ASSERT_RUN_OK(again, "(after a kill while it held the lock)");
+  EXPECT_NE(again.err.find("is this pipe's, left by a stop in the middle of an ALTER: taken back"),
+            std::string::npos)
+      << again.Describe();
+  EXPECT_EQ(again.err.find("waiting for another pipe"), std::string::npos) << again.Describe();
+  for (const std::string& node : pipe.nodes()) {
+    EXPECT_TRUE(testing::WaitFor(
+        [&] {
+          return NodeValue(node, "SELECT count() FROM `" + db + "`.users FINAL WHERE _source = '" +
+                                     tenant(2) + "' AND id = 7 AND c2 = 7") == "1";
+        },
+        60))
+        << node;
+    EXPECT_EQ(lock_on(node), "0") << node;
+  }
+  EXPECT_EQ(path_left(), "0") << "the lock's ZooKeeper path stayed";
+}
+
 /// chsync's output of a run that must fail with exit 2 and say `what`; nothing is created.
 void ExpectConfigError(ClusterPipe& pipe, const std::vector<std::string>& argv, const std::string& what) {
   CommandResult r = RunCommand(argv, 120'000);
