@@ -4,9 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <memory>
 #include <random>
 
 #include "clickhouse/sql_quoting.h"
+#include "common/crash_point.h"
 #include "common/log.h"
 
 namespace chsync::clickhouse {
@@ -165,12 +168,55 @@ std::optional<TypedInsert> ParseTypedInsert(std::string_view prefix) {
   return out;
 }
 
+TypeGate& TypeGate::Of(std::string_view database, std::string_view table) {
+  // One gate per table for the life of the process: as many as the shared tables written.
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<TypeGate>, std::less<>> gates;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<TypeGate>& gate = gates[QualifiedName(database, table)];
+  if (!gate) gate = std::make_unique<TypeGate>();
+  return *gate;
+}
+
+TypeGate::Held TypeGate::Insert(std::string_view database, std::string_view table) {
+  TypeGate& gate = Of(database, table);
+  std::unique_lock<std::mutex> lock(gate.mutex_);
+  gate.turn_.wait(lock, [&] { return !gate.changing_ && gate.changes_waiting_ == 0; });
+  ++gate.inserters_;
+  return Held(&gate, false);
+}
+
+TypeGate::Held TypeGate::Change(std::string_view database, std::string_view table) {
+  TypeGate& gate = Of(database, table);
+  std::unique_lock<std::mutex> lock(gate.mutex_);
+  ++gate.changes_waiting_;
+  gate.turn_.wait(lock, [&] { return !gate.changing_ && gate.inserters_ == 0; });
+  --gate.changes_waiting_;
+  gate.changing_ = true;
+  return Held(&gate, true);
+}
+
+TypeGate::Held::~Held() {
+  if (gate_ == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(gate_->mutex_);
+    if (change_) {
+      gate_->changing_ = false;
+    } else {
+      --gate_->inserters_;
+    }
+  }
+  gate_->turn_.notify_all();
+}
+
 Status InsertTyped(Connection& connection, const TypedInsert& insert, std::string_view data,
                    const RequestOptions& request) {
   const std::string table = QualifiedName(insert.database, insert.table);
+  const TypeGate::Held inserting = TypeGate::Insert(insert.database, insert.table);
   CHSYNC_ASSIGN_OR_RETURN(auto before, StoredTypes(connection, insert));
   std::string differs = Difference(insert, before);
   if (differs.empty()) {
+    DelayPoint("typed_insert.checked");  // tests: a change of the table's types comes now
     Status sent = connection.Insert(insert.statement, data, request);
     // Another writer may have altered the table between the check and the INSERT: then ClickHouse
     // read the rows as the new types, and refused them (most widenings change a value's width) or

@@ -9,6 +9,8 @@
 // rows through a staging table of the encoded types, from which INSERT … SELECT converts them.
 // The header travels with the rows, also into XA transactions' files.
 
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,8 +39,46 @@ struct TypedInsert {
 std::optional<TypedInsert> ParseTypedInsert(std::string_view prefix);
 
 /// The INSERT of `data` that Connection::Insert runs for a prefix with a header: checked before
-/// and after, staged when the table's types are not the encoded ones (see above).
+/// and after, staged when the table's types are not the encoded ones (see above). From the check
+/// before to the check after, it holds the table's TypeGate as one of its inserters.
 Status InsertTyped(Connection& connection, const TypedInsert& insert, std::string_view data,
                    const RequestOptions& request);
+
+/// Within one process, typed INSERTs into a table and changes of its column types (a shared table's
+/// MODIFY COLUMN, pipe/fan_in.cpp) exclude each other: the change waits for the INSERTs that checked
+/// the types to end, and INSERTs that come meanwhile wait for the change. A copy's INSERT (its own
+/// thread) and the stream's widening of the same shared table then never meet half-way; between
+/// processes, the check after the INSERT is what remains. A waiting change goes before new INSERTs,
+/// so that a busy table is still altered.
+class TypeGate {
+ public:
+  /// Held while it lives; the gate of `database`.`table`, the names the INSERT's header has.
+  class Held {
+   public:
+    Held(Held&& other) noexcept : gate_(std::exchange(other.gate_, nullptr)), change_(other.change_) {}
+    Held& operator=(Held&&) = delete;
+    Held(const Held&) = delete;
+    Held& operator=(const Held&) = delete;
+    ~Held();
+
+   private:
+    friend class TypeGate;
+    Held(TypeGate* gate, bool change) : gate_(gate), change_(change) {}
+    TypeGate* gate_;
+    bool change_;
+  };
+  /// Entered as one of the table's inserters (any number at once).
+  [[nodiscard]] static Held Insert(std::string_view database, std::string_view table);
+  /// Entered as the one change of the table's types, once no inserter is in.
+  [[nodiscard]] static Held Change(std::string_view database, std::string_view table);
+
+ private:
+  static TypeGate& Of(std::string_view database, std::string_view table);
+  std::mutex mutex_;
+  std::condition_variable turn_;
+  int inserters_ = 0;
+  int changes_waiting_ = 0;
+  bool changing_ = false;
+};
 
 }  // namespace chsync::clickhouse

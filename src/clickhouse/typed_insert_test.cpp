@@ -5,7 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace chsync::clickhouse {
@@ -23,6 +28,8 @@ class FakeClickHouse : public Connection {
   bool refuse_changed = false;
   std::vector<std::string> statements;
   std::vector<std::string> data;
+  /// Called as each INSERT with rows runs (ClickHouse reading them).
+  std::function<void()> on_insert;
 
   std::string Describe() const override { return "fake"; }
   bool embedded() const override { return false; }
@@ -37,6 +44,7 @@ class FakeClickHouse : public Connection {
     statements.emplace_back(sql);
     data.emplace_back(rows);
     if (sql.starts_with("INSERT") && !rows.empty()) {
+      if (on_insert) on_insert();
       if (refuse_stage && sql.find("__chsync_staged_") != std::string_view::npos)
         return Error(ErrorKind::kServer, "no room", 53);
       if (change_after_inserts >= 0 && --change_after_inserts < 0) {
@@ -147,6 +155,52 @@ TEST(TypedInsertTest, AFailedStagingFailsTheInsertAndDropsTheStagingTable) {
   EXPECT_NE(s.error().message().find("`d` was Decimal(10, 2) and is now Decimal(20, 4)"), std::string::npos)
       << s.error().message();
   EXPECT_TRUE(ch.statements.back().starts_with("DROP TABLE IF EXISTS")) << ch.statements.back();
+}
+
+// A copy's INSERT checked the types and runs; the stream's widening of the table waits for it, and
+// an INSERT that comes while the widening waits goes after it.
+TEST(TypeGateTest, AChangeWaitsForInsertsThatCheckedTheTypesAndInsertsThatComeLaterWaitForIt) {
+  FakeClickHouse ch;
+  std::promise<void> inside;
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  ch.on_insert = [&] {
+    inside.set_value();
+    released.wait();
+  };
+  std::thread copy([&] { EXPECT_TRUE(ch.Insert(Prefix(), "rows").ok()); });
+  inside.get_future().wait();
+
+  std::atomic<bool> changing{false};
+  std::promise<void> end_change;
+  std::thread widen([&, ended = end_change.get_future()]() mutable {
+    const TypeGate::Held held = TypeGate::Change("db", "t*/x");
+    changing = true;
+    ended.wait();
+  });
+  std::atomic<bool> later_in{false};
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::thread later([&] {
+    const TypeGate::Held held = TypeGate::Insert("db", "t*/x");
+    later_in = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(changing) << "the table was altered while an INSERT of the old types ran";
+  EXPECT_FALSE(later_in) << "an INSERT went before the change that waited";
+
+  release.set_value();
+  copy.join();
+  for (int i = 0; i < 500 && !changing; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(changing);
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(later_in) << "an INSERT went in while the types changed";
+  end_change.set_value();
+  widen.join();
+  later.join();
+  EXPECT_TRUE(later_in);
+  // Another table's gate is its own.
+  const TypeGate::Held other = TypeGate::Change("db", "other");
+  const TypeGate::Held mine = TypeGate::Insert("db", "t*/x");
 }
 
 }  // namespace

@@ -730,6 +730,27 @@ Status Destination::MakeRoom(const clickhouse::DdlTarget& target, const std::str
   return RenameDestination(target, name, target, aside);
 }
 
+Status Destination::MergeEmptyParts(const clickhouse::DdlTarget& target, std::string_view name) {
+  const std::string& database = target.StorageDatabase();
+  CHSYNC_ASSIGN_OR_RETURN(std::string partitions,
+                          dest_->Query("SELECT DISTINCT partition_id FROM system.parts WHERE database = " +
+                                           QuoteString(database) + " AND table = " + QuoteString(name) +
+                                           " AND active AND rows = 0",
+                                       "TabSeparatedRaw"));
+  for (size_t start = 0; start < partitions.size();) {
+    size_t end = partitions.find('\n', start);
+    if (end == std::string::npos) end = partitions.size();
+    const std::string partition = partitions.substr(start, end - start);
+    start = end + 1;
+    if (partition.empty()) continue;
+    log::Info("{}: merging partition {}, which holds a part a DELETE emptied, before its column changes type",
+              QualifiedName(database, name), partition);
+    CHSYNC_RETURN_IF_ERROR(dest_->Execute(fmt::format(
+        "OPTIMIZE TABLE {} PARTITION ID {} FINAL", QualifiedName(database, name), QuoteString(partition))));
+  }
+  return Status::Ok();
+}
+
 Status Destination::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,
                             std::string_view table) {
   // How many shards have the column (one replica of each answers through cluster(); replicas of a
@@ -777,8 +798,9 @@ Status Destination::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& 
     if (sql.starts_with("TRUNCATE TABLE")) {
       s = TruncateDestination(target, table);
     } else {
+      if (alter && sql.find(" MODIFY COLUMN ") != std::string::npos) s = MergeEmptyParts(target, table);
       // The plan's DROP TABLE is DropTable(table, target): with the Distributed table first.
-      s = sql.starts_with("DROP TABLE") ? DropDestination(target, table) : Ddl(sql);
+      if (s.ok()) s = sql.starts_with("DROP TABLE") ? DropDestination(target, table) : Ddl(sql);
       if (s.ok() && alter) CrashPoint("alter");  // run, not yet settled nor its Distributed table made again
       if (s.ok() && topology_ && alter) s = SettleReplicas(target, table);
       if (s.ok() && sql.starts_with("CREATE TABLE")) s = EnsureDistributed(target, table, /*recreate=*/false);

@@ -128,6 +128,12 @@ class Destination {
   Status SettleReplicas(const clickhouse::DdlTarget& target, std::string_view name);
   /// `SELECT count()` of the whole table (every shard).
   Result<std::string> RowCount(const clickhouse::DdlTarget& target, std::string_view name);
+  /// Before an ALTER … MODIFY COLUMN of `name`: merges away its empty parts. ClickHouse 18.16
+  /// fails the ALTER on a part that a DELETE mutation emptied ("File not found: … converting.mrk")
+  /// after it changed the table's type, and the parts it had not converted no longer read ("Type
+  /// mismatch for column"). A shared table's resync leaves such parts (ClearSourceRows). Each
+  /// partition holding one is merged (OPTIMIZE … PARTITION ID … FINAL); nothing to do otherwise.
+  Status MergeEmptyParts(const clickhouse::DdlTarget& target, std::string_view name);
   /// Runs a plan's statements, skipping those a crash let run already.
   Status RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table);
   /// Renames ClickHouse table `from` to `to` when `from` exists and `to` does not (so that running

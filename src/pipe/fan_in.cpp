@@ -14,6 +14,7 @@
 #include "clickhouse/cluster.h"
 #include "clickhouse/merged_type.h"
 #include "clickhouse/sql_quoting.h"
+#include "clickhouse/typed_insert.h"
 #include "common/crash_point.h"
 #include "common/log.h"
 
@@ -608,7 +609,12 @@ Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const c
                         QuoteIdentifier(column.name) + " " + merge.type;
       if (existing->default_kind == "DEFAULT" && !existing->default_expression.empty())
         sql += " DEFAULT " + existing->default_expression;
-      Status widened = destination.Ddl(sql);
+      Status widened = [&]() -> Status {
+        // Not while this process's INSERTs that checked the old types run (a copy's, say).
+        const clickhouse::TypeGate::Held changing = clickhouse::TypeGate::Change(target.database, name);
+        CHSYNC_RETURN_IF_ERROR(destination.MergeEmptyParts(target, name));
+        return destination.Ddl(sql);
+      }();
       CHSYNC_ASSIGN_OR_RETURN(stored, ReadColumns(destination, target, name));
       if (widened.ok()) {
         log::Info("{}: column {} widened from {} to {} for {}", what, column.name, existing->type, merge.type,

@@ -639,6 +639,54 @@ TEST_P(FanInTest, ASourceDroppedOrRenamedAwayWhileItIsCopiedAgainLeavesNoPartOfT
             p_.SourceValue("SELECT CONCAT(COUNT(*), '/', SUM(v)) FROM " + Tenant(1) + ".users"));
 }
 
+// One pipe copies a tenant again (`chsync resync`) while its stream widens the shared table for
+// another tenant: the copy's INSERT checked the types and is held 8 s before it runs
+// (CHSYNC_DELAY_AT); the widening waits for it (clickhouse::TypeGate) instead of changing the
+// column under rows encoded for the old type. On 18.16 the resync's DELETE also left an empty part,
+// on which the widening failed half-way and left the table unreadable (Destination::MergeEmptyParts).
+TEST_P(FanInTest, AWideningWaitsForACopysInsertOfTheOldTypes) {
+  tenants_ = 2;
+  for (int i = 1; i <= tenants_; ++i) {
+    p_.ExecAll({"CREATE DATABASE " + Tenant(i),
+                "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, amount DECIMAL(10,2))",
+                "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq + 0.25 FROM seq_1_to_3000"});
+  }
+  CommandResult r = testing::RunCommand(Args(true), 300'000);
+  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  // Rows changed behind the binlog's back in tenant 2: the copy brings them.
+  p_.ExecHidden({"UPDATE " + Tenant(2) + ".users SET amount = amount + 7.5 WHERE id % 3 = 0"});
+  setenv("CHSYNC_DELAY_AT", "typed_insert.checked", 1);
+  setenv("CHSYNC_DELAY_MS", "8000", 1);
+  auto started = testing::StartPipeInBackground(p_, Args(false), p_.state() + "/run.log");
+  unsetenv("CHSYNC_DELAY_AT");
+  unsetenv("CHSYNC_DELAY_MS");
+  ASSERT_TRUE(started.has_value());
+  run_.emplace(std::move(*started));
+  ASSERT_TRUE(WaitFor([&] { return run_->Log().find("streaming from") != std::string::npos; }, 120))
+      << testing::Tail(run_->Log());
+  CommandResult resync = testing::RunCommand(
+      {testing::ChsyncBinary(), "resync", "--state", p_.state(), "--table", Tenant(2) + ".users"}, 300'000);
+  ASSERT_EQ(resync.exit_code, 0) << resync.Describe() << testing::Tail(run_->Log());
+  ASSERT_TRUE(
+      WaitFor([&] { return run_->Log().find("delay point typed_insert.checked") != std::string::npos; }, 60))
+      << testing::Tail(run_->Log());
+  p_.ExecAll({"ALTER TABLE " + Tenant(1) + ".users MODIFY amount DECIMAL(20,6)",
+              "INSERT INTO " + Tenant(1) + ".users VALUES (100000, 1.123456)"});
+  auto diff = [&] {
+    return Diff(Read("users", "CONCAT_WS('|', id, CAST(amount * 1000000 AS SIGNED))",
+                     "concat(toString(id), '|', toString(toInt64(assumeNotNull(amount) * 1000000)))"));
+  };
+  EXPECT_TRUE(WaitFor([&] { return diff().empty(); }, 120)) << diff() << testing::Tail(run_->Log());
+  EXPECT_EQ(p_.DestValue("SELECT type FROM system.columns WHERE database = '" + p_.db() +
+                         "' AND table = 'users' AND name = 'amount'"),
+            "Nullable(Decimal(20, 6))");
+  EXPECT_EQ(run_->Log().find("changed during an INSERT"), std::string::npos)
+      << "the widening ran while the copy's rows of the old type were sent:\n"
+      << testing::Tail(run_->Log());
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 60000), 0) << testing::Tail(run_->Log());
+  run_.reset();
+}
+
 // Two MariaDB servers (shards with one schema), two chsync processes, one ClickHouse table: each
 // pipe has its own source_name, the same ADD COLUMN is issued on both servers at the same moment,
 // and each pipe is killed (-9) mid-stream and started again. ClickHouse 18.16 only: an embedded
