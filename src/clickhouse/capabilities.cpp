@@ -44,6 +44,9 @@ constexpr Feature kFeatures[] = {
     // 20.2: X-ClickHouse-Exception-Code header on HTTP errors (PR #8786, January 2020; 18.16 sends
     // none, verified). chsync parses "Code: N" from the body when the header is missing.
     {"http_exception_code_header", &Capabilities::http_exception_code_header, {20, 2, 0, 0}},
+    // 20.10: Atomic databases by default, which drop a table's data (and a replicated table's
+    // ZooKeeper replica) 480 s after DROP TABLE unless it says SYNC.
+    {"drop_sync", &Capabilities::drop_sync, {20, 10, 0, 0}},
     // 21.1: fsync_after_insert and fsync_part_directory. Accepted since 20.6 (PR #11948; 18.16 has
     // neither in system.merge_tree_settings, verified), but they had no effect until PR #18845
     // ("Fix never worked fsync_part_directory/fsync_after_insert", changelog 21.1), so 21.1 is the

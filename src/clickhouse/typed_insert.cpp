@@ -190,10 +190,20 @@ TypeGate::Held TypeGate::Change(std::string_view database, std::string_view tabl
   TypeGate& gate = Of(database, table);
   std::unique_lock<std::mutex> lock(gate.mutex_);
   ++gate.changes_waiting_;
+  if (gate.changing_ || gate.inserters_ > 0) {
+    log::Info("{}: its column types change once the {} INSERT(s) into it that checked them end",
+              QualifiedName(database, table), gate.inserters_);
+  }
   gate.turn_.wait(lock, [&] { return !gate.changing_ && gate.inserters_ == 0; });
   --gate.changes_waiting_;
   gate.changing_ = true;
   return Held(&gate, true);
+}
+
+int TypeGate::ChangesWaiting(std::string_view database, std::string_view table) {
+  TypeGate& gate = Of(database, table);
+  std::lock_guard<std::mutex> lock(gate.mutex_);
+  return gate.changes_waiting_;
 }
 
 TypeGate::Held::~Held() {

@@ -69,8 +69,11 @@ class TypeGate {
   };
   /// Entered as one of the table's inserters (any number at once).
   [[nodiscard]] static Held Insert(std::string_view database, std::string_view table);
-  /// Entered as the one change of the table's types, once no inserter is in.
+  /// Entered as the one change of the table's types, once no inserter is in (said in the log when
+  /// it has to wait).
   [[nodiscard]] static Held Change(std::string_view database, std::string_view table);
+  /// How many changes wait for the table's gate (for the tests).
+  static int ChangesWaiting(std::string_view database, std::string_view table);
 
  private:
   static TypeGate& Of(std::string_view database, std::string_view table);

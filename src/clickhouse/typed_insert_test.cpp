@@ -179,7 +179,9 @@ TEST(TypeGateTest, AChangeWaitsForInsertsThatCheckedTheTypesAndInsertsThatComeLa
     ended.wait();
   });
   std::atomic<bool> later_in{false};
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (int i = 0; i < 1000 && TypeGate::ChangesWaiting("db", "t*/x") == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_EQ(TypeGate::ChangesWaiting("db", "t*/x"), 1) << "the change did not wait for the INSERT";
   std::thread later([&] {
     const TypeGate::Held held = TypeGate::Insert("db", "t*/x");
     later_in = true;

@@ -732,23 +732,63 @@ Status Destination::MakeRoom(const clickhouse::DdlTarget& target, const std::str
 
 Status Destination::MergeEmptyParts(const clickhouse::DdlTarget& target, std::string_view name) {
   const std::string& database = target.StorageDatabase();
-  CHSYNC_ASSIGN_OR_RETURN(std::string partitions,
-                          dest_->Query("SELECT DISTINCT partition_id FROM system.parts WHERE database = " +
-                                           QuoteString(database) + " AND table = " + QuoteString(name) +
-                                           " AND active AND rows = 0",
-                                       "TabSeparatedRaw"));
-  for (size_t start = 0; start < partitions.size();) {
-    size_t end = partitions.find('\n', start);
-    if (end == std::string::npos) end = partitions.size();
-    const std::string partition = partitions.substr(start, end - start);
-    start = end + 1;
-    if (partition.empty()) continue;
-    log::Info("{}: merging partition {}, which holds a part a DELETE emptied, before its column changes type",
-              QualifiedName(database, name), partition);
-    CHSYNC_RETURN_IF_ERROR(dest_->Execute(fmt::format(
-        "OPTIMIZE TABLE {} PARTITION ID {} FINAL", QualifiedName(database, name), QuoteString(partition))));
+  const std::string table = QualifiedName(database, name);
+  // partition_id, active, name of each part with no row.
+  auto empty_parts = [&]() -> Result<std::vector<std::vector<std::string>>> {
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string text,
+        dest_->Query("SELECT partition_id, active, name FROM system.parts WHERE database = " +
+                         QuoteString(database) + " AND table = " + QuoteString(name) + " AND rows = 0",
+                     "TabSeparatedRaw"));
+    std::vector<std::vector<std::string>> out;
+    for (size_t start = 0; start < text.size();) {
+      size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::vector<std::string> fields =
+          clickhouse::SplitTabSeparated(std::string_view(text).substr(start, end - start));
+      start = end + 1;
+      if (fields.size() >= 3) out.push_back(std::move(fields));
+    }
+    return out;
+  };
+  CHSYNC_ASSIGN_OR_RETURN(auto parts, empty_parts());
+  if (parts.empty()) return Status::Ok();
+  std::set<std::string> merged;
+  for (const std::vector<std::string>& part : parts) {
+    if (part[1] != "1" || !merged.insert(part[0]).second) continue;
+    log::Info("{}: merging partition {}, whose part {} a DELETE emptied, before a column changes type", table,
+              part[0], part[2]);
+    CHSYNC_RETURN_IF_ERROR(
+        dest_->Execute(fmt::format("OPTIMIZE TABLE {} PARTITION ID {} FINAL", table, QuoteString(part[0]))));
   }
-  return Status::Ok();
+  // Merged away, the part stays on disk until ClickHouse removes it (old_parts_lifetime, 8 minutes by
+  // default), and the ALTER still fails on it: waited for.
+  const auto start = std::chrono::steady_clock::now();
+  auto reported = start - std::chrono::seconds(60);
+  for (;;) {
+    CHSYNC_ASSIGN_OR_RETURN(parts, empty_parts());
+    if (parts.empty()) return Status::Ok();
+    const auto now = std::chrono::steady_clock::now();
+    if (now - start > std::chrono::minutes(20)) {
+      return Error(
+          ErrorKind::kServer,
+          fmt::format("{} still has the part {} that a DELETE emptied after 20 minutes, and ClickHouse "
+                      "18.16 fails a MODIFY COLUMN on it half-way, leaving the table unreadable; once "
+                      "system.parts no longer lists it, resume the table",
+                      table, parts.front()[2]));
+    }
+    if (cancelled())
+      return clickhouse::CancelledError("waiting for ClickHouse to remove the empty part of " + table);
+    if (now - reported >= std::chrono::seconds(30)) {
+      log::Info(
+          "{}: waiting {} s for ClickHouse to remove the part {} a DELETE emptied (old_parts_lifetime) "
+          "before "
+          "a column changes type: ClickHouse 18.16 fails the ALTER on it",
+          table, std::chrono::duration_cast<std::chrono::seconds>(now - start).count(), parts.front()[2]);
+      reported = now;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
 }
 
 Status Destination::RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target,

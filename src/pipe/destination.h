@@ -128,11 +128,12 @@ class Destination {
   Status SettleReplicas(const clickhouse::DdlTarget& target, std::string_view name);
   /// `SELECT count()` of the whole table (every shard).
   Result<std::string> RowCount(const clickhouse::DdlTarget& target, std::string_view name);
-  /// Before an ALTER … MODIFY COLUMN of `name`: merges away its empty parts. ClickHouse 18.16
-  /// fails the ALTER on a part that a DELETE mutation emptied ("File not found: … converting.mrk")
-  /// after it changed the table's type, and the parts it had not converted no longer read ("Type
-  /// mismatch for column"). A shared table's resync leaves such parts (ClearSourceRows). Each
-  /// partition holding one is merged (OPTIMIZE … PARTITION ID … FINAL); nothing to do otherwise.
+  /// Before an ALTER … MODIFY COLUMN of `name`: no part with no row may be left. ClickHouse 18.16
+  /// fails the ALTER on a part a DELETE mutation emptied, active or merged away but still on disk
+  /// ("File not found: … converting.mrk"), after it changed the table's type, and the parts it had
+  /// not converted no longer read ("Type mismatch for column"). Active ones are merged away
+  /// (OPTIMIZE … PARTITION ID … FINAL), and their removal (old_parts_lifetime) is waited for, up to
+  /// 20 minutes. ClearSourceRows merges first so that its DELETE leaves none in the usual case.
   Status MergeEmptyParts(const clickhouse::DdlTarget& target, std::string_view name);
   /// Runs a plan's statements, skipping those a crash let run already.
   Status RunPlan(const TablePlan& plan, const clickhouse::DdlTarget& target, std::string_view table);

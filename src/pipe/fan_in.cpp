@@ -173,6 +173,16 @@ class AlterLock {
     // the pipe stops meanwhile, its restart takes it back.
     auto held = path_.empty() ? LocalHolder() : ReplicaHolder();
     if (!held.ok() || !held->has_value() || (*held)->owner != owner_) return;
+    // Taken through a node the pipe is no longer connected to (it failed over): a DROP … ON CLUSTER
+    // would wait for that node. Left for the next turn, which takes it back.
+    if (!path_.empty()) {
+      auto here = LocalHolder();
+      if (!here.ok() || !here->has_value()) {
+        log::Info("{} stays on the node it was taken through until this pipe's next ALTER takes it back",
+                  Lock());
+        return;
+      }
+    }
     Status dropped = Drop();
     if (!dropped.ok()) log::Warn("releasing {}: {}", Lock(), dropped.error().message());
   }
@@ -205,15 +215,19 @@ class AlterLock {
 
   Status TakeOnServer(std::string_view name) {
     auto reported = std::chrono::steady_clock::now() - std::chrono::seconds(10);  // said at once
+    int unseen = 0;
     for (;;) {
       Status created = destination_.connection().Execute(
           fmt::format("CREATE TABLE {} (owner String DEFAULT {}) ENGINE = Memory", Lock(), owner_));
       if (created.ok()) return Status::Ok();
       if (created.error().server_code() != kTableExists) return created.error();
       CHSYNC_ASSIGN_OR_RETURN(std::optional<Holder> holder, LocalHolder());
-      if (!holder) continue;  // dropped meanwhile
-      CHSYNC_ASSIGN_OR_RETURN(bool again, Contend(name, *holder, reported));
-      if (!again) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (!holder) {  // dropped meanwhile
+        CHSYNC_RETURN_IF_ERROR(Unseen(unseen));
+        continue;
+      }
+      unseen = 0;
+      CHSYNC_RETURN_IF_ERROR(Contend(name, *holder, reported));
     }
   }
 
@@ -223,6 +237,7 @@ class AlterLock {
         Lock(), owner_, QuoteString(path_));
     auto reported = std::chrono::steady_clock::now() - std::chrono::seconds(10);
     std::optional<std::chrono::steady_clock::time_point> orphan_since;
+    int unseen = 0;
     for (;;) {
       // The path first: it is there as long as the lock is, or is being removed.
       CHSYNC_ASSIGN_OR_RETURN(bool path_there, PathExists());
@@ -236,10 +251,8 @@ class AlterLock {
           if (now - *orphan_since >= std::chrono::seconds(kOrphanSeconds)) {
             CHSYNC_RETURN_IF_ERROR(ClearOrphan());
             orphan_since.reset();
-            continue;
           }
-          if (destination_.cancelled()) return clickhouse::CancelledError("waiting for " + Lock());
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          CHSYNC_RETURN_IF_ERROR(Pause());
           continue;
         }
         orphan_since.reset();
@@ -258,19 +271,47 @@ class AlterLock {
           // pipe's own.
           log::Warn("{} was made, but ZooKeeper does not show it as this pipe's at {}: taking it again",
                     Lock(), path_);
-          std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          CHSYNC_RETURN_IF_ERROR(Pause());
           continue;
         }
         if (!Contended(created.error())) return std::move(created).error();
-        if (created.error().server_code() != kTableExists) continue;  // another pipe's, at the same moment
+        if (created.error().server_code() != kTableExists) {  // another pipe's, at the same moment
+          CHSYNC_RETURN_IF_ERROR(Pause());
+          continue;
+        }
         // On this node without its path in ZooKeeper: a lock made before locks were replicated (a
         // Memory table), or one whose replica a drop removed as above.
         CHSYNC_ASSIGN_OR_RETURN(holder, LocalHolder());
-        if (!holder) continue;
+        if (!holder) {
+          CHSYNC_RETURN_IF_ERROR(Unseen(unseen));
+          continue;
+        }
+        unseen = 0;
       }
-      CHSYNC_ASSIGN_OR_RETURN(bool again, Contend(name, *holder, reported));
-      if (!again) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      CHSYNC_RETURN_IF_ERROR(Contend(name, *holder, reported));
     }
+  }
+
+  /// Between two tries: 100 ms, unless the pipe stops.
+  Status Pause() {
+    if (destination_.cancelled()) return clickhouse::CancelledError("waiting for " + Lock());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    return Status::Ok();
+  }
+
+  /// ClickHouse said the lock table exists, and then did not list it: once, a drop in between;
+  /// for 10 s, a table the node cannot show (a folder a refused CREATE left, say), which no wait
+  /// ends: an error that names it.
+  Status Unseen(int& times) {
+    if (++times >= 100) {
+      return Error(
+          ErrorKind::kServer,
+          fmt::format("ClickHouse refuses to create {} because it exists, but does not list it; remove "
+                      "what is left of it on the node (its folder in the data directory) and start "
+                      "chsync again",
+                      Lock()));
+    }
+    return Pause();
   }
 
   /// A CREATE of the lock that failed because it is there: on this node (57), on another (253),
@@ -280,14 +321,14 @@ class AlterLock {
     return code == kTableExists || code == kReplicaExists || code == kIncompatibleColumns || code == 999;
   }
 
-  /// What to do about a lock `holder` holds: take it back (this pipe's own) or break it (stale),
-  /// and true to try again at once; or wait (false), said every 10 s. Cancelled: an error.
-  Result<bool> Contend(std::string_view name, const Holder& holder,
-                       std::chrono::steady_clock::time_point& reported) {
+  /// What to do about a lock `holder` holds: take it back (this pipe's own) or break it (stale);
+  /// or wait, said every 10 s. Either way a pause before the next try. Cancelled: an error.
+  Status Contend(std::string_view name, const Holder& holder,
+                 std::chrono::steady_clock::time_point& reported) {
     if (holder.owner == owner_) {
       log::Info("{} is this pipe's, left by a stop in the middle of an ALTER: taken back", Lock());
       CHSYNC_RETURN_IF_ERROR(Drop());
-      return true;
+      return Pause();
     }
     if (!holder.age.empty() && std::atoll(holder.age.c_str()) > kStaleAfterSeconds) {
       log::Warn(
@@ -295,9 +336,8 @@ class AlterLock {
           "back; it is broken",
           Lock(), holder.owner, holder.node, kStaleAfterSeconds);
       CHSYNC_RETURN_IF_ERROR(Drop());
-      return true;
+      return Pause();
     }
-    if (destination_.cancelled()) return clickhouse::CancelledError("waiting for " + Lock());
     const auto now = std::chrono::steady_clock::now();
     if (now - reported >= std::chrono::seconds(10)) {
       log::Info(
@@ -308,20 +348,23 @@ class AlterLock {
           cluster_.empty() ? "" : " ON CLUSTER " + QuoteIdentifier(cluster_));
       reported = now;
     }
-    return false;
+    return Pause();
   }
 
   /// Drops the lock: where the pipe is connected when it is there, else on every node of the
   /// cluster (a lock taken through another node).
+  /// SYNC where databases are Atomic (20.10 and later), which otherwise keep a dropped table's
+  /// replica in ZooKeeper for 480 s: every later turn would wait that long.
   Status Drop() {
     const std::string drop = "DROP TABLE IF EXISTS " + Lock();
-    if (cluster_.empty()) return destination_.connection().Execute(drop);
+    const std::string sync = destination_.caps().drop_sync ? " SYNC" : "";
+    if (cluster_.empty()) return destination_.connection().Execute(drop + sync);
     CHSYNC_ASSIGN_OR_RETURN(
         std::string here,
         destination_.connection().Query("SELECT count() FROM system.tables WHERE database = " +
                                         QuoteString(database_) + " AND name = " + QuoteString(lock_name_)));
-    if (here.starts_with("1")) return destination_.connection().Execute(drop);
-    return destination_.Ddl(drop + " ON CLUSTER " + QuoteIdentifier(cluster_));
+    if (here.starts_with("1")) return destination_.connection().Execute(drop + sync);
+    return destination_.Ddl(drop + " ON CLUSTER " + QuoteIdentifier(cluster_) + sync);
   }
 
   /// The lock on the node the pipe is connected to: its age from system.tables, its owner from
@@ -433,7 +476,8 @@ class AlterLock {
         return Status::Ok();  // taken meanwhile
       return Error(ErrorKind::kServer, by_hand + ": " + made.error().message());
     }
-    return destination_.connection().Execute("DROP TABLE IF EXISTS " + Lock());
+    return destination_.connection().Execute("DROP TABLE IF EXISTS " + Lock() +
+                                             (destination_.caps().drop_sync ? " SYNC" : ""));
   }
 
   Destination& destination_;
@@ -610,7 +654,8 @@ Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const c
       if (existing->default_kind == "DEFAULT" && !existing->default_expression.empty())
         sql += " DEFAULT " + existing->default_expression;
       Status widened = [&]() -> Status {
-        // Not while this process's INSERTs that checked the old types run (a copy's, say).
+        // Not while this process's INSERTs that checked the old types run (a copy's, say); merged
+        // right before it, with no INSERT in between (Destination::MergeEmptyParts).
         const clickhouse::TypeGate::Held changing = clickhouse::TypeGate::Change(target.database, name);
         CHSYNC_RETURN_IF_ERROR(destination.MergeEmptyParts(target, name));
         return destination.Ddl(sql);
@@ -619,6 +664,11 @@ Result<clickhouse::WriterOptions> EnsureShared(Destination& destination, const c
       if (widened.ok()) {
         log::Info("{}: column {} widened from {} to {} for {}", what, column.name, existing->type, merge.type,
                   mapping.source_value);
+      } else {
+        // Another pipe's ALTER in between, or one ClickHouse reports failed after it changed the
+        // type (see Destination::MergeEmptyParts): what the table has now decides.
+        log::Warn("{}: widening column {} to {} for {}: {}", what, column.name, merge.type,
+                  mapping.source_value, widened.error().message());
       }
       // Merged again against what is there now (ours, or another pipe's wider type).
     }
@@ -665,6 +715,24 @@ Status ClearSourceRows(Destination& destination, const clickhouse::DdlTarget& ta
   CHSYNC_ASSIGN_OR_RETURN(std::string rows, destination.connection().Query(fmt::format(
                                                 "SELECT count() FROM {} WHERE {}", table, where)));
   if (rows.empty() || rows[0] == '0') return Status::Ok();  // nothing to remove: no mutation
+  // A part holding this source's rows alone would be left empty by the DELETE, and ClickHouse 18.16
+  // fails a later MODIFY COLUMN on an empty part (Destination::MergeEmptyParts): the partitions
+  // with its rows are merged first, so that each part keeps the other sources' rows.
+  CHSYNC_ASSIGN_OR_RETURN(
+      std::string partitions,
+      destination.connection().Query("SELECT DISTINCT partition_id FROM system.parts WHERE database = " +
+                                         QuoteString(target.StorageDatabase()) +
+                                         " AND table = " + QuoteString(name) + " AND active",
+                                     "TabSeparatedRaw"));
+  for (size_t start = 0; start < partitions.size();) {
+    size_t end = partitions.find('\n', start);
+    if (end == std::string::npos) end = partitions.size();
+    const std::string partition = partitions.substr(start, end - start);
+    start = end + 1;
+    if (partition.empty()) continue;
+    CHSYNC_RETURN_IF_ERROR(destination.connection().Execute(
+        fmt::format("OPTIMIZE TABLE {} PARTITION ID {} FINAL", table, QuoteString(partition))));
+  }
   CHSYNC_RETURN_IF_ERROR(
       destination.Ddl(fmt::format("ALTER TABLE {}{} DELETE WHERE {}", table, OnCluster(target), where)));
   // This source's mutations only (another source's, or a user's, may take longer or never end):

@@ -281,7 +281,8 @@ Status SchemaApplier::ApplyShared(const StatementAt& at, const std::vector<schem
       lines.push_back(fmt::format("DROP TABLE {}: the shared table {} keeps its rows ({} = '{}')", key,
                                   shared, mapping.source_column, mapping.source_value));
     }
-    parts_.history.Record(key, context.target.database, position, at.text, lines, "kept");
+    parts_.history.Record(key, context.target.database, position, at.text, lines,
+                          lines.front().starts_with("DROP TABLE") ? "kept" : "deleted");
     return Status::Ok();
   }
   const schema::TableSchema* after = parts_.tracker.Find(name.database, name.name);
@@ -426,7 +427,8 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
         std::unique_ptr<TableState> state = std::move(it->second);
         set.tables().erase(it);
         parts_.holds.Unparked(from_key);
-        const bool was_copying = state->rebuild != nullptr && !CopyFinished(*state->rebuild);
+        const bool cut_short = cut_short_.erase(to_key) > 0;
+        const bool was_copying = cut_short || (state->rebuild != nullptr && !CopyFinished(*state->rebuild));
         CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*state));
         state->dest = set.FreshDestination(*schema, state->dest.excluded);
         state->stream_from.reset();
@@ -465,11 +467,20 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
         std::unique_ptr<TableState> state = std::move(it->second);
         set.tables().erase(it);
         parts_.holds.Unparked(from_key);
-        if (from_mapping.Shared()) {
+        const bool own_leftover = to.database == from.database &&
+                                  MigrationBase(to.name, {"gho", "ghc", "del", "old", "new"}) == from.name;
+        if (from_mapping.Shared() && own_leftover && state->rebuild != nullptr &&
+            !CopyFinished(*state->rebuild)) {
+          // An online migration's cut-over: the shadow, whose rows this source's are, takes the name
+          // next, and is copied again then (its rows written before the copy began were removed).
+          cut_short_.insert(from_key);
+          log::Info("{}: its copy stops at {}, renamed to {}; the table renamed onto {} is copied again",
+                    from_key, position, to_key, from_key);
+        } else if (from_mapping.Shared()) {
           std::vector<std::string> left;
           CHSYNC_RETURN_IF_ERROR(LeaveShared(at, from_key, *state, from_mapping, from_target, left));
           if (!left.empty())
-            parts_.history.Record(from_key, from_target.database, position, statement, left, "");
+            parts_.history.Record(from_key, from_target.database, position, statement, left, "deleted");
         }
         CHSYNC_RETURN_IF_ERROR(host_.CancelRebuild(*state));
         set.dropped()[from_key] = state->dest;
@@ -505,6 +516,7 @@ Status SchemaApplier::ApplyRenames(const StatementAt& at, const std::vector<sche
                                                  fmt::format("{}_{}", sequence, event.position));
             }));
       }
+      cut_short_.erase(to_key);  // copied below in any case
       auto fresh = std::make_unique<TableState>();
       fresh->dest = set.FreshDestination(*schema);
       TableState& added = *fresh;

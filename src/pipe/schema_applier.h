@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,6 +100,10 @@ class SchemaApplier {
 
   SchemaParts parts_;
   ApplierHost& host_;
+  /// Shared source tables whose copy an online migration's cut-over stopped when it renamed them
+  /// to their leftover name (`t` → `_t_del`): the shadow renamed onto the name is copied again.
+  /// Kept in memory across the statements of a two-step cut-over (a restart between them loses it).
+  std::set<std::string> cut_short_;
 };
 
 }  // namespace chsync::pipe

@@ -120,6 +120,45 @@ class FanInTest : public ::testing::TestWithParam<Dest> {
   }
 
   /// Rows of `tenant` in the shared users table, every version (not FINAL).
+  /// `tenants` tenant databases, each with `users` of `columns`, filled by `fill` (its "{t}" is the
+  /// tenant's number), copied by one run.
+  void MakeTenants(int tenants, const std::string& columns, const std::string& fill) {
+    tenants_ = tenants;
+    for (int i = 1; i <= tenants_; ++i) {
+      std::string rows = fill;
+      if (size_t at = rows.find("{t}"); at != std::string::npos) rows.replace(at, 3, std::to_string(i));
+      p_.ExecAll({"CREATE DATABASE " + Tenant(i), "CREATE TABLE " + Tenant(i) + ".users (" + columns + ")",
+                  "INSERT INTO " + Tenant(i) + ".users " + rows});
+    }
+    CommandResult r = testing::RunCommand(Args(true), 300'000);
+    ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  }
+
+  /// Starts the pipe with the delay point `point` (CHSYNC_DELAY_AT) of `ms`, asks it to copy
+  /// `tenant`'s users again, and returns once the copy is held at the point.
+  void ResyncHeldAt(int tenant, const std::string& point, const std::string& ms,
+                    const std::vector<std::string>& extra = {}) {
+    std::vector<std::string> args = Args(false);
+    args.insert(args.end(), extra.begin(), extra.end());
+    setenv("CHSYNC_DELAY_AT", point.c_str(), 1);
+    setenv("CHSYNC_DELAY_MS", ms.c_str(), 1);
+    auto started =
+        testing::StartPipeInBackground(p_, args, p_.state() + "/run" + std::to_string(++runs_) + ".log");
+    unsetenv("CHSYNC_DELAY_AT");
+    unsetenv("CHSYNC_DELAY_MS");
+    ASSERT_TRUE(started.has_value());
+    run_.emplace(std::move(*started));
+    ASSERT_TRUE(WaitFor([&] { return run_->Log().find("streaming from") != std::string::npos; }, 120))
+        << testing::Tail(run_->Log());
+    CommandResult resync = testing::RunCommand(
+        {testing::ChsyncBinary(), "resync", "--state", p_.state(), "--table", Tenant(tenant) + ".users"},
+        300'000);
+    ASSERT_EQ(resync.exit_code, 0) << resync.Describe() << testing::Tail(run_->Log());
+    const std::string held = "delay point " + point.substr(0, point.find('#'));
+    ASSERT_TRUE(WaitFor([&] { return run_->Log().find(held) != std::string::npos; }, 60))
+        << testing::Tail(run_->Log());
+  }
+
   std::string RawRows(int tenant) {
     return p_.DestValue("SELECT count() FROM " + p_.db() + ".users WHERE _source = '" + Tenant(tenant) + "'");
   }
@@ -128,6 +167,7 @@ class FanInTest : public ::testing::TestWithParam<Dest> {
   std::optional<BackgroundProcess> run_;
   std::string config_;
   int tenants_ = kTenants;
+  int runs_ = 0;
 };
 
 TEST_P(FanInTest, TwoHundredTenantsMergeIntoOneTablePerNameThroughWritesAMigrationAndATruncate) {
@@ -568,15 +608,8 @@ TEST_P(FanInTest, OneSourceResyncedDroppedRecreatedAndSwappedLeavesTheOthersAlon
 // read, so the part copied is deleted rather than left as if it were the table. The copy is held
 // 10 s before its second chunk (CHSYNC_DELAY_AT) so that the statement lands during it.
 TEST_P(FanInTest, ASourceDroppedOrRenamedAwayWhileItIsCopiedAgainLeavesNoPartOfTheCopy) {
-  tenants_ = 3;
-  for (int i = 1; i <= tenants_; ++i) {
-    p_.ExecAll({"CREATE DATABASE " + Tenant(i),
-                "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, v INT)",
-                "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq * " + std::to_string(i) +
-                    " FROM seq_1_to_5000"});
-  }
-  CommandResult r = testing::RunCommand(Args(true), 300'000);
-  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  ASSERT_NO_FATAL_FAILURE(
+      MakeTenants(3, "id INT PRIMARY KEY, v INT", "SELECT seq, seq * {t} FROM seq_1_to_5000"));
   ASSERT_EQ(SmallUsersDiff(), "");
   auto live = [&](int tenant) {
     return p_.DestValue("SELECT count() FROM " + p_.db() +
@@ -586,25 +619,8 @@ TEST_P(FanInTest, ASourceDroppedOrRenamedAwayWhileItIsCopiedAgainLeavesNoPartOfT
   // Resyncs `tenant` under a pipe whose copies wait before their second chunk, runs `statement`
   // once the first chunk is in ClickHouse, and stops the pipe once it passed the statement.
   auto cut_short = [&](int tenant, const std::string& statement) {
-    std::vector<std::string> args = Args(false);
-    args.insert(args.end(), {"--snapshot-chunk-rows", "1000"});
-    setenv("CHSYNC_DELAY_AT", "snapshot.chunk#2", 1);
-    setenv("CHSYNC_DELAY_MS", "10000", 1);
-    auto started =
-        testing::StartPipeInBackground(p_, args, p_.state() + "/run" + std::to_string(tenant) + ".log");
-    unsetenv("CHSYNC_DELAY_AT");
-    unsetenv("CHSYNC_DELAY_MS");
-    ASSERT_TRUE(started.has_value());
-    run_.emplace(std::move(*started));
-    ASSERT_TRUE(WaitFor([&] { return run_->Log().find("streaming from") != std::string::npos; }, 120))
-        << testing::Tail(run_->Log());
-    CommandResult resync = testing::RunCommand(
-        {testing::ChsyncBinary(), "resync", "--state", p_.state(), "--table", Tenant(tenant) + ".users"},
-        300'000);
-    ASSERT_EQ(resync.exit_code, 0) << resync.Describe() << testing::Tail(run_->Log());
-    ASSERT_TRUE(
-        WaitFor([&] { return run_->Log().find("delay point snapshot.chunk") != std::string::npos; }, 60))
-        << testing::Tail(run_->Log());
+    ResyncHeldAt(tenant, "snapshot.chunk#2", "10000", {"--snapshot-chunk-rows", "1000"});
+    if (::testing::Test::HasFatalFailure()) return;
     ASSERT_TRUE(WaitFor([&] { return live(tenant) != "0"; }, 30)) << "the copy's first chunk did not land";
     p_.Exec(statement);
     ++marker;
@@ -639,37 +655,44 @@ TEST_P(FanInTest, ASourceDroppedOrRenamedAwayWhileItIsCopiedAgainLeavesNoPartOfT
             p_.SourceValue("SELECT CONCAT(COUNT(*), '/', SUM(v)) FROM " + Tenant(1) + ".users"));
 }
 
+// gh-ost cuts over while `chsync resync` copies the same tenant: the base renamed to its leftover
+// name (`users` → `_users_del`) stops the copy without deleting the rows (the shadow's rows are this
+// source's too), and the shadow renamed onto `users` is copied again.
+TEST_P(FanInTest, AGhostCutOverDuringAResyncOfThatTenantKeepsItsRows) {
+  ASSERT_NO_FATAL_FAILURE(
+      MakeTenants(2, "id INT PRIMARY KEY, v INT", "SELECT seq, seq * {t} FROM seq_1_to_5000"));
+  const std::string t2 = Tenant(2);
+  ASSERT_NO_FATAL_FAILURE(ResyncHeldAt(2, "snapshot.chunk#2", "10000", {"--snapshot-chunk-rows", "1000"}));
+  p_.ExecAll(
+      {"CREATE TABLE " + t2 + "._users_gho LIKE " + t2 + ".users",
+       "INSERT INTO " + t2 + "._users_gho SELECT * FROM " + t2 + ".users",
+       "UPDATE " + t2 + ".users SET v = 77 WHERE id = 2", "REPLACE INTO " + t2 + "._users_gho VALUES (2, 77)",
+       "RENAME TABLE " + t2 + ".users TO " + t2 + "._users_del, " + t2 + "._users_gho TO " + t2 + ".users",
+       "DROP TABLE " + t2 + "._users_del", "UPDATE " + t2 + ".users SET v = 5 WHERE id = 3",
+       "INSERT INTO " + Tenant(1) + ".users VALUES (100000, 1)"});
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        return p_.DestValue("SELECT count() FROM " + p_.db() + ".users FINAL WHERE id = 100000") == "1";
+      },
+      60))
+      << testing::Tail(run_->Log());
+  EXPECT_TRUE(WaitFor([&] { return SmallUsersDiff().empty(); }, 120))
+      << SmallUsersDiff() << testing::Tail(run_->Log());
+  EXPECT_EQ(run_->SignalAndWait(SIGTERM, 60000), 0) << testing::Tail(run_->Log());
+  run_.reset();
+}
+
 // One pipe copies a tenant again (`chsync resync`) while its stream widens the shared table for
 // another tenant: the copy's INSERT checked the types and is held 8 s before it runs
 // (CHSYNC_DELAY_AT); the widening waits for it (clickhouse::TypeGate) instead of changing the
 // column under rows encoded for the old type. On 18.16 the resync's DELETE also left an empty part,
 // on which the widening failed half-way and left the table unreadable (Destination::MergeEmptyParts).
 TEST_P(FanInTest, AWideningWaitsForACopysInsertOfTheOldTypes) {
-  tenants_ = 2;
-  for (int i = 1; i <= tenants_; ++i) {
-    p_.ExecAll({"CREATE DATABASE " + Tenant(i),
-                "CREATE TABLE " + Tenant(i) + ".users (id INT PRIMARY KEY, amount DECIMAL(10,2))",
-                "INSERT INTO " + Tenant(i) + ".users SELECT seq, seq + 0.25 FROM seq_1_to_3000"});
-  }
-  CommandResult r = testing::RunCommand(Args(true), 300'000);
-  ASSERT_EQ(r.exit_code, 0) << r.Describe();
+  ASSERT_NO_FATAL_FAILURE(MakeTenants(2, "id INT PRIMARY KEY, amount DECIMAL(10,2)",
+                                      "SELECT seq, seq + 0.25 FROM seq_1_to_3000"));
   // Rows changed behind the binlog's back in tenant 2: the copy brings them.
   p_.ExecHidden({"UPDATE " + Tenant(2) + ".users SET amount = amount + 7.5 WHERE id % 3 = 0"});
-  setenv("CHSYNC_DELAY_AT", "typed_insert.checked", 1);
-  setenv("CHSYNC_DELAY_MS", "8000", 1);
-  auto started = testing::StartPipeInBackground(p_, Args(false), p_.state() + "/run.log");
-  unsetenv("CHSYNC_DELAY_AT");
-  unsetenv("CHSYNC_DELAY_MS");
-  ASSERT_TRUE(started.has_value());
-  run_.emplace(std::move(*started));
-  ASSERT_TRUE(WaitFor([&] { return run_->Log().find("streaming from") != std::string::npos; }, 120))
-      << testing::Tail(run_->Log());
-  CommandResult resync = testing::RunCommand(
-      {testing::ChsyncBinary(), "resync", "--state", p_.state(), "--table", Tenant(2) + ".users"}, 300'000);
-  ASSERT_EQ(resync.exit_code, 0) << resync.Describe() << testing::Tail(run_->Log());
-  ASSERT_TRUE(
-      WaitFor([&] { return run_->Log().find("delay point typed_insert.checked") != std::string::npos; }, 60))
-      << testing::Tail(run_->Log());
+  ASSERT_NO_FATAL_FAILURE(ResyncHeldAt(2, "typed_insert.checked", "8000"));
   p_.ExecAll({"ALTER TABLE " + Tenant(1) + ".users MODIFY amount DECIMAL(20,6)",
               "INSERT INTO " + Tenant(1) + ".users VALUES (100000, 1.123456)"});
   auto diff = [&] {
@@ -680,6 +703,13 @@ TEST_P(FanInTest, AWideningWaitsForACopysInsertOfTheOldTypes) {
   EXPECT_EQ(p_.DestValue("SELECT type FROM system.columns WHERE database = '" + p_.db() +
                          "' AND table = 'users' AND name = 'amount'"),
             "Nullable(Decimal(20, 6))");
+  EXPECT_NE(run_->Log().find("its column types change once the 1 INSERT(s) into it that checked them end"),
+            std::string::npos)
+      << "the widening came after the copy's INSERT: this run did not test them meeting\n"
+      << testing::Tail(run_->Log());
+  EXPECT_EQ(run_->Log().find("converting.mrk"), std::string::npos)
+      << "ClickHouse failed the widening on an emptied part:\n"
+      << testing::Tail(run_->Log());
   EXPECT_EQ(run_->Log().find("changed during an INSERT"), std::string::npos)
       << "the widening ran while the copy's rows of the old type were sent:\n"
       << testing::Tail(run_->Log());
