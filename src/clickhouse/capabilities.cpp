@@ -36,6 +36,9 @@ constexpr Feature kFeatures[] = {
     // 20.1: DateTime64 type and now64() (changelog 20.1, PR #7170; 18.16: "Unknown function
     // toDateTime64", verified).
     {"datetime64", &Capabilities::datetime64, {20, 1, 0, 0}},
+    // 20.1: ALTER … MODIFY COLUMN runs as a mutation. Before, the ALTER converts every part itself,
+    // and 18.16 fails on a part a DELETE emptied (verified; Destination::MergeEmptyParts).
+    {"modify_as_mutation", &Capabilities::modify_as_mutation, {20, 1, 0, 0}},
     {"now64", &Capabilities::now64, {20, 1, 0, 0}},
     // 20.4: ALTER TABLE … RENAME COLUMN (PR #9948, merged April 2020; 18.16 rejects it, verified).
     {"rename_column", &Capabilities::rename_column, {20, 4, 0, 0}},

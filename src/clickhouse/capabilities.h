@@ -30,6 +30,7 @@ struct Capabilities {
   bool add_column_first = false;            ///< ALTER … ADD COLUMN … FIRST
   bool modify_to_nullable = false;          ///< ALTER … MODIFY COLUMN c Nullable(T) on MergeTree
   bool rename_column = false;               ///< ALTER … RENAME COLUMN
+  bool modify_as_mutation = false;          ///< ALTER … MODIFY COLUMN runs as a mutation
   bool drop_sync = false;                   ///< DROP TABLE … SYNC (Atomic databases drop later without it)
   bool http_exception_code_header = false;  ///< X-ClickHouse-Exception-Code response header
   /// MergeTree settings fsync_after_insert and fsync_part_directory, in a release where they work:

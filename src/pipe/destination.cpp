@@ -731,6 +731,7 @@ Status Destination::MakeRoom(const clickhouse::DdlTarget& target, const std::str
 }
 
 Status Destination::MergeEmptyParts(const clickhouse::DdlTarget& target, std::string_view name) {
+  if (caps_.modify_as_mutation) return Status::Ok();
   const std::string& database = target.StorageDatabase();
   const std::string table = QualifiedName(database, name);
   // partition_id, active, name of each part with no row.
@@ -782,8 +783,7 @@ Status Destination::MergeEmptyParts(const clickhouse::DdlTarget& target, std::st
     if (now - reported >= std::chrono::seconds(30)) {
       log::Info(
           "{}: waiting {} s for ClickHouse to remove the part {} a DELETE emptied (old_parts_lifetime) "
-          "before "
-          "a column changes type: ClickHouse 18.16 fails the ALTER on it",
+          "before a column changes type: ClickHouse 18.16 fails the ALTER on it",
           table, std::chrono::duration_cast<std::chrono::seconds>(now - start).count(), parts.front()[2]);
       reported = now;
     }

@@ -715,23 +715,25 @@ Status ClearSourceRows(Destination& destination, const clickhouse::DdlTarget& ta
   CHSYNC_ASSIGN_OR_RETURN(std::string rows, destination.connection().Query(fmt::format(
                                                 "SELECT count() FROM {} WHERE {}", table, where)));
   if (rows.empty() || rows[0] == '0') return Status::Ok();  // nothing to remove: no mutation
-  // A part holding this source's rows alone would be left empty by the DELETE, and ClickHouse 18.16
-  // fails a later MODIFY COLUMN on an empty part (Destination::MergeEmptyParts): the partitions
-  // with its rows are merged first, so that each part keeps the other sources' rows.
-  CHSYNC_ASSIGN_OR_RETURN(
-      std::string partitions,
-      destination.connection().Query("SELECT DISTINCT partition_id FROM system.parts WHERE database = " +
-                                         QuoteString(target.StorageDatabase()) +
-                                         " AND table = " + QuoteString(name) + " AND active",
-                                     "TabSeparatedRaw"));
-  for (size_t start = 0; start < partitions.size();) {
-    size_t end = partitions.find('\n', start);
-    if (end == std::string::npos) end = partitions.size();
-    const std::string partition = partitions.substr(start, end - start);
-    start = end + 1;
-    if (partition.empty()) continue;
-    CHSYNC_RETURN_IF_ERROR(destination.connection().Execute(
-        fmt::format("OPTIMIZE TABLE {} PARTITION ID {} FINAL", table, QuoteString(partition))));
+  // A part holding this source's rows alone would be left empty by the DELETE, and ClickHouse before
+  // 20.1 fails a later MODIFY COLUMN on an empty part (Destination::MergeEmptyParts): there, the
+  // partitions are merged first, so that each part keeps the other sources' rows.
+  if (!destination.caps().modify_as_mutation) {
+    CHSYNC_ASSIGN_OR_RETURN(
+        std::string partitions,
+        destination.connection().Query("SELECT DISTINCT partition_id FROM system.parts WHERE database = " +
+                                           QuoteString(target.StorageDatabase()) +
+                                           " AND table = " + QuoteString(name) + " AND active",
+                                       "TabSeparatedRaw"));
+    for (size_t start = 0; start < partitions.size();) {
+      size_t end = partitions.find('\n', start);
+      if (end == std::string::npos) end = partitions.size();
+      const std::string partition = partitions.substr(start, end - start);
+      start = end + 1;
+      if (partition.empty()) continue;
+      CHSYNC_RETURN_IF_ERROR(destination.connection().Execute(
+          fmt::format("OPTIMIZE TABLE {} PARTITION ID {} FINAL", table, QuoteString(partition))));
+    }
   }
   CHSYNC_RETURN_IF_ERROR(
       destination.Ddl(fmt::format("ALTER TABLE {}{} DELETE WHERE {}", table, OnCluster(target), where)));

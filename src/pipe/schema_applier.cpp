@@ -378,8 +378,7 @@ Status SchemaApplier::LeaveShared(const StatementAt& at, const std::string& key,
                           parts_.versions->OfStatement(at.event.file, at.sequence_base, at.event));
   CHSYNC_RETURN_IF_ERROR(DeleteSourceRows(parts_.destination, target, mapping.dest_table, mapping, version));
   const std::string line = fmt::format(
-      "{} left the shared table {}.{} while it was being copied again ({} rows copied): that part of a copy "
-      "is "
+      "{} left the shared table {}.{} while it was being copied again ({} rows copied): the part copied is "
       "deleted ({} = '{}'), because the rest of the table can no longer be read",
       key, target.database, mapping.dest_table, copied, mapping.source_column, mapping.source_value);
   log::Warn("{} (at {})", line, Coordinate(at.event.file, at.event.position));
